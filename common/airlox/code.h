@@ -1,0 +1,1 @@
+/* airlox/code.h: not written yet. */

@@ -1,0 +1,1 @@
+/* airlox/cpace.h: not written yet. */

@@ -1,0 +1,1 @@
+/* airlox/proto.h: not written yet. */

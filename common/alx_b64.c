@@ -1,0 +1,2 @@
+/* alx_b64.c: not written yet. */
+#include "airlox/err.h"

@@ -1,0 +1,2 @@
+/* alx_buf.c: not written yet. */
+#include "airlox/err.h"

@@ -1,0 +1,2 @@
+/* alx_cert.c: not written yet. */
+#include "airlox/err.h"

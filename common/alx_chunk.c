@@ -1,0 +1,2 @@
+/* alx_chunk.c: not written yet. */
+#include "airlox/err.h"

@@ -1,0 +1,2 @@
+/* alx_code.c: not written yet. */
+#include "airlox/err.h"

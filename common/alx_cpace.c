@@ -1,0 +1,2 @@
+/* alx_cpace.c: not written yet. */
+#include "airlox/err.h"

@@ -1,0 +1,2 @@
+/* alx_crypto.c: not written yet. */
+#include "airlox/err.h"

@@ -1,0 +1,2 @@
+/* alx_invite.c: not written yet. */
+#include "airlox/err.h"

@@ -1,0 +1,2 @@
+/* alx_item.c: not written yet. */
+#include "airlox/err.h"

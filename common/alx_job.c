@@ -1,0 +1,2 @@
+/* alx_job.c: not written yet. */
+#include "airlox/err.h"

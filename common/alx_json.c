@@ -1,0 +1,2 @@
+/* alx_json.c: not written yet. */
+#include "airlox/err.h"

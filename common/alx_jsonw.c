@@ -1,0 +1,2 @@
+/* alx_jsonw.c: not written yet. */
+#include "airlox/err.h"

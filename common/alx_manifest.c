@@ -1,0 +1,2 @@
+/* alx_manifest.c: not written yet. */
+#include "airlox/err.h"

@@ -1,0 +1,2 @@
+/* alx_req.c: not written yet. */
+#include "airlox/err.h"

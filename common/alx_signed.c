@@ -1,0 +1,2 @@
+/* alx_signed.c: not written yet. */
+#include "airlox/err.h"

@@ -1,0 +1,2 @@
+/* alx_wrap.c: not written yet. */
+#include "airlox/err.h"
