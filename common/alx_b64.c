@@ -1,2 +1,160 @@
-/* alx_b64.c: not written yet. */
+/*
+ * alx_b64.c: strict unpadded base64url (RFC 4648 section 5).
+ *
+ * The alphabet mapping is computed with arithmetic rather than table lookups
+ * so that encoding and decoding keys does not index memory by secret bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "airlox/err.h"
+#include "airlox/b64.h"
+
+/* 0xff when lo <= x <= hi, else 0; without branches on x. */
+static unsigned
+b64_in(unsigned x, unsigned lo, unsigned hi)
+{
+	unsigned	ge = ((x - lo) >> 8) ^ 1;	/* x >= lo (x, lo < 256) */
+	unsigned	le = ((hi - x) >> 8) ^ 1;	/* x <= hi */
+
+	return (0u - (ge & le & 1)) & 0xff;
+}
+
+static char
+b64_char(unsigned v)
+{
+	unsigned	c;
+
+	c = (b64_in(v, 0, 25) & (v + 'A')) |
+	    (b64_in(v, 26, 51) & (v - 26 + 'a')) |
+	    (b64_in(v, 52, 61) & (v - 52 + '0')) |
+	    (b64_in(v, 62, 62) & '-') |
+	    (b64_in(v, 63, 63) & '_');
+	return (char)c;
+}
+
+/* Value of an alphabet character, or 0xff. */
+static unsigned
+b64_val(unsigned char ch)
+{
+	unsigned	c = ch, v, ok;
+
+	v = (b64_in(c, 'A', 'Z') & (c - 'A')) |
+	    (b64_in(c, 'a', 'z') & (c - 'a' + 26)) |
+	    (b64_in(c, '0', '9') & (c - '0' + 52)) |
+	    (b64_in(c, '-', '-') & 62) |
+	    (b64_in(c, '_', '_') & 63);
+	ok = b64_in(c, 'A', 'Z') | b64_in(c, 'a', 'z') | b64_in(c, '0', '9') |
+	    b64_in(c, '-', '-') | b64_in(c, '_', '_');
+	return (v & ok & 0xff) | (~ok & 0xff);
+}
+
+void
+alx_b64_encode(char *out, const uint8_t *in, size_t n)
+{
+	size_t		i;
+	uint32_t	w;
+
+	for (i = 0; i + 3 <= n; i += 3) {
+		w = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+		*out++ = b64_char((w >> 18) & 63);
+		*out++ = b64_char((w >> 12) & 63);
+		*out++ = b64_char((w >> 6) & 63);
+		*out++ = b64_char(w & 63);
+	}
+	if (n - i == 1) {
+		w = (uint32_t)in[i] << 16;
+		*out++ = b64_char((w >> 18) & 63);
+		*out++ = b64_char((w >> 12) & 63);
+	} else if (n - i == 2) {
+		w = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
+		*out++ = b64_char((w >> 18) & 63);
+		*out++ = b64_char((w >> 12) & 63);
+		*out++ = b64_char((w >> 6) & 63);
+	}
+	*out = '\0';
+}
+
+char *
+alx_b64_encode_alloc(const uint8_t *in, size_t n)
+{
+	char	*out;
+
+	if (n > (SIZE_MAX - 4) / 4)
+		return NULL;
+	if ((out = malloc(ALX_B64_ENCLEN(n) + 1)) == NULL)
+		return NULL;
+	alx_b64_encode(out, in, n);
+	return out;
+}
+
+/* Decoded length of a canonical encoding of inlen characters, or -1. */
+static int
+b64_declen(size_t inlen, size_t *lenp)
+{
+	static const size_t	extra[4] = { 0, 0, 1, 2 };
+
+	if (inlen % 4 == 1)
+		return -1;
+	*lenp = inlen / 4 * 3 + extra[inlen % 4];
+	return 0;
+}
+
+int
+alx_b64_decode(uint8_t *out, size_t outmax, size_t *outlen, const char *in,
+    size_t inlen)
+{
+	size_t		i, o = 0, need;
+	uint32_t	w = 0;
+	unsigned	v, bad = 0;
+	int		nbits = 0;
+
+	if (outlen != NULL)
+		*outlen = 0;
+	if (in == NULL && inlen != 0)
+		return ALX_ERR_INVALID;
+	if (b64_declen(inlen, &need) != 0)
+		return ALX_ERR_BAD_BASE64;
+	if (need > outmax)
+		return ALX_ERR_TOO_LARGE;
+	/* Check the alphabet first so that nothing is written on failure. */
+	for (i = 0; i < inlen; i++)
+		bad |= b64_val((unsigned char)in[i]) >> 6;
+	if (bad != 0)
+		return ALX_ERR_BAD_BASE64;
+	/* The unused low bits of the last character must be zero. */
+	if (inlen % 4 != 0) {
+		v = b64_val((unsigned char)in[inlen - 1]);
+		if ((inlen % 4 == 2 && (v & 0x0f) != 0) ||
+		    (inlen % 4 == 3 && (v & 0x03) != 0))
+			return ALX_ERR_BAD_BASE64;
+	}
+	for (i = 0; i < inlen; i++) {
+		w = (w << 6) | b64_val((unsigned char)in[i]);
+		nbits += 6;
+		if (nbits >= 8) {
+			nbits -= 8;
+			out[o++] = (uint8_t)(w >> nbits);
+			w &= (1u << nbits) - 1;
+		}
+	}
+	if (outlen != NULL)
+		*outlen = o;
+	return 0;
+}
+
+int
+alx_b64_decode_exact(uint8_t *out, size_t want, const char *in,
+    size_t inlen)
+{
+	size_t	need, got;
+	int	r;
+
+	if (in == NULL && inlen != 0)
+		return ALX_ERR_INVALID;
+	if (b64_declen(inlen, &need) != 0 || need != want)
+		return ALX_ERR_BAD_BASE64;
+	if ((r = alx_b64_decode(out, want, &got, in, inlen)) != 0)
+		return r;
+	return got == want ? 0 : ALX_ERR_BAD_BASE64;
+}

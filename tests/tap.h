@@ -59,7 +59,7 @@ tap_ok(int cond, const char *fmt, ...)
 #define is_mem(got, want, n, ...)					\
 	tap_ok(memcmp((got), (want), (n)) == 0, __VA_ARGS__)
 
-static void __attribute__((unused))
+static void __attribute__((format(printf, 1, 2), unused))
 tap_diag(const char *fmt, ...)
 {
 	va_list	ap;

@@ -49,7 +49,14 @@
 	X(ALX_ERR_NOT_FOUND,      -34, "not_found",           "no such object") \
 	X(ALX_ERR_BAD_DOMAIN,     -35, "bad_domain",          "not a valid domain name entry") \
 	X(ALX_ERR_BAD_NAME,       -36, "bad_name",            "not a valid name or label") \
-	X(ALX_ERR_BAD_PATH,       -37, "bad_path",            "path is absolute, escapes or is not allowed")
+	X(ALX_ERR_BAD_PATH,       -37, "bad_path",            "path is absolute, escapes or is not allowed") \
+	X(ALX_ERR_RATE_LIMITED,   -38, "rate_limited",        "too many requests; retry later") \
+	X(ALX_ERR_BAD_METHOD,     -39, "method_not_allowed",  "method not allowed on this path") \
+	X(ALX_ERR_NO_SPACE,       -40, "insufficient_storage", "the relay is out of storage space") \
+	X(ALX_ERR_TOO_MANY_CONNS, -41, "too_many_connections", "too many connections") \
+	X(ALX_ERR_SESSION_EXPIRED, -42, "session_expired",    "the session has expired or was closed") \
+	X(ALX_ERR_NOT_READY,      -43, "not_ready",           "the relay cannot serve this now") \
+	X(ALX_ERR_FORBIDDEN,      -44, "forbidden",           "not permitted by the relay's policy")
 
 enum alx_err {
 	ALX_OK = 0,

@@ -97,6 +97,7 @@ struct alx_jw {
 	int		 err;		/* first error, sticky */
 	unsigned	 depth;
 	uint64_t	 nonempty;	/* bit per depth: a value was written */
+	uint64_t	 objmask;	/* bit per depth: inside an object */
 	int		 after_key;
 };
 #define ALX_JW_MAX_DEPTH	63
