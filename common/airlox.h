@@ -16,6 +16,7 @@
 #include "airlox/cpace.h"
 #include "airlox/code.h"
 #include "airlox/proto.h"
+#include "airlox/view.h"
 
 #define ALX_VERSION_STRING	"0.1.0"
 

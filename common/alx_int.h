@@ -9,6 +9,10 @@
 #include "airlox/proto.h"
 
 /* alx_wrap.c */
+/* alx_wrap_seal() with a given ephemeral secret key (test vectors). */
+int	alx_wrap_seal_eph(struct alx_wrap *, const char *to,
+	    const uint8_t rpk[ALX_KX_PK_LEN], const void *ctx, size_t ctxlen,
+	    const uint8_t key[ALX_KEY_LEN], const uint8_t esk[ALX_KX_SK_LEN]);
 int	alx_wrap_decode(const struct alx_json *, int tok, struct alx_wrap *);
 int	alx_wraps_decode(const struct alx_json *, int arr, struct alx_wrap **,
 	    size_t *);

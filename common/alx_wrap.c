@@ -42,6 +42,21 @@ alx_wrap_seal(struct alx_wrap *w, const char *to,
     const uint8_t rpk[ALX_KX_PK_LEN], const void *ctx, size_t ctxlen,
     const uint8_t key[ALX_KEY_LEN])
 {
+	uint8_t	esk[ALX_KX_SK_LEN];
+	int	r;
+
+	if ((r = alx_random(esk, sizeof(esk))) != ALX_OK)
+		return r;
+	r = alx_wrap_seal_eph(w, to, rpk, ctx, ctxlen, key, esk);
+	alx_wipe(esk, sizeof(esk));
+	return r;
+}
+
+int
+alx_wrap_seal_eph(struct alx_wrap *w, const char *to,
+    const uint8_t rpk[ALX_KX_PK_LEN], const void *ctx, size_t ctxlen,
+    const uint8_t key[ALX_KEY_LEN], const uint8_t esk[ALX_KX_SK_LEN])
+{
 	static const uint8_t	nonce[ALX_NONCE_LEN];
 	struct alx_kxkey	eph;
 	uint8_t			ss[32], wk[ALX_KEY_LEN];
@@ -51,7 +66,7 @@ alx_wrap_seal(struct alx_wrap *w, const char *to,
 	if (strlen(to) > ALX_FP_STRLEN)
 		return ALX_ERR_INVALID;
 	strcpy(w->to, to);
-	if ((r = alx_kx_keygen(&eph)) != ALX_OK)
+	if ((r = alx_kx_from_secret(&eph, esk)) != ALX_OK)
 		return r;
 	if ((r = alx_kx(ss, eph.sk, rpk)) != ALX_OK)
 		goto out;

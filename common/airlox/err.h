@@ -56,7 +56,14 @@
 	X(ALX_ERR_TOO_MANY_CONNS, -41, "too_many_connections", "too many connections") \
 	X(ALX_ERR_SESSION_EXPIRED, -42, "session_expired",    "the session has expired or was closed") \
 	X(ALX_ERR_NOT_READY,      -43, "not_ready",           "the relay cannot serve this now") \
-	X(ALX_ERR_FORBIDDEN,      -44, "forbidden",           "not permitted by the relay's policy")
+	X(ALX_ERR_FORBIDDEN,      -44, "forbidden",           "not permitted by the relay's policy") \
+	X(ALX_ERR_STALE_MANIFEST, -45, "stale_manifest",      "the item acts on an old manifest version") \
+	X(ALX_ERR_CURSOR_GONE,    -46, "cursor_gone",         "the cursor is older than what the relay keeps") \
+	X(ALX_ERR_CLAIMED,        -47, "already_claimed",     "the job was claimed by another runner") \
+	X(ALX_ERR_EXISTS,         -48, "exists",              "already exists") \
+	X(ALX_ERR_NOT_PARTICIPANT, -49, "not_a_participant",  "not a participant of this session") \
+	X(ALX_ERR_CHUNK_PENDING,  -50, "chunk_pending",       "the chunk has not been uploaded yet") \
+	X(ALX_ERR_TOO_MANY_FAILS, -51, "too_many_failures",   "too many failed transfer code attempts")
 
 enum alx_err {
 	ALX_OK = 0,
