@@ -17,6 +17,7 @@
 #include "airlox/code.h"
 #include "airlox/proto.h"
 #include "airlox/view.h"
+#include "airlox/jobmeta.h"
 
 #define ALX_VERSION_STRING	"0.1.0"
 

@@ -1,0 +1,95 @@
+/*
+ * airlox/jobmeta.h: the sealed meta of jobs, results and progress items
+ * (protocol.md section 8). These are read only after the item's signature,
+ * chain and AEAD tag verified; they are still checked strictly, since a
+ * participant may be hostile.
+ */
+#ifndef AIRLOX_JOBMETA_H
+#define AIRLOX_JOBMETA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "airlox/crypto.h"
+#include "airlox/proto.h"
+
+#define ALX_JOB_CMD_MAX		(32 * 1024)
+#define ALX_JOB_PATH_MAX	1024
+#define ALX_JOB_MAX_INPUTS	64
+#define ALX_JOB_MAX_REQS	64
+#define ALX_RESULT_TEXT_MAX	(24 * 1024)	/* stdout / stderr kept in meta */
+#define ALX_RESULT_MAX_FILES	256
+#define ALX_REASON_MAX		31
+
+struct alx_jobmeta {
+	unsigned	  kind;		/* one ALX_JOBKIND_* bit */
+	char		 *cmd;		/* shell */
+	char		 *file;		/* python: the payload's file name */
+	char		 *cwd;		/* relative to the workspace, "" root */
+	uint8_t		(*inputs)[ALX_ID_LEN];
+	size_t		  ninputs;
+	int		  fresh;
+	int64_t		  timeout_s;	/* 0: the session's */
+	int64_t		  memory_mb;	/* 0: the session's */
+	int		  net_mode;
+	char		**reqs;		/* package names */
+	size_t		  nreqs;
+	char		 *tree;		/* raw JSON of the tree description */
+};
+void	alx_jobmeta_free(struct alx_jobmeta *);
+int	alx_jobmeta_encode(const struct alx_jobmeta *, char **json, size_t *);
+int	alx_jobmeta_decode(struct alx_jobmeta *, const char *json, size_t);
+/* A relative path that stays inside its root: no "..", no leading '/'. */
+int	alx_relpath_valid(const char *);
+
+struct alx_result_file {
+	char	*name;
+	int64_t	 size;
+};
+struct alx_resultmeta {
+	uint8_t			 job[ALX_ID_LEN];
+	uint8_t			 job_hash[ALX_HASH_LEN];
+	int			 status;	/* ALX_JOB_* */
+	char			 reason[ALX_REASON_MAX + 1];	/* refused */
+	int			 has_exit;
+	int64_t			 exit_code;
+	int64_t			 signal;
+	char			*out;
+	char			*err;
+	int			 out_truncated;
+	int			 err_truncated;
+	int64_t			 duration_ms;
+	int64_t			 peak_memory;	/* bytes; -1 unknown */
+	struct alx_result_file	*files;
+	size_t			 nfiles;
+	char			*env;		/* raw JSON object */
+	int64_t			 denied;
+};
+void	alx_resultmeta_free(struct alx_resultmeta *);
+int	alx_resultmeta_encode(const struct alx_resultmeta *, char **json,
+	    size_t *);
+int	alx_resultmeta_decode(struct alx_resultmeta *, const char *json,
+	    size_t);
+/* The result binds this job: id and hash of its signed object. */
+int	alx_resultmeta_check_job(const struct alx_resultmeta *,
+	    const uint8_t id[ALX_ID_LEN], const uint8_t hash[ALX_HASH_LEN]);
+
+struct alx_progressmeta {
+	uint8_t	 job[ALX_ID_LEN];
+	int64_t	 seq;
+	char	*out;
+	char	*err;
+};
+void	alx_progressmeta_free(struct alx_progressmeta *);
+int	alx_progressmeta_encode(const struct alx_progressmeta *, char **json,
+	    size_t *);
+int	alx_progressmeta_decode(struct alx_progressmeta *, const char *json,
+	    size_t);
+
+/*
+ * Text for a JSON string from arbitrary bytes (a job's output): each byte
+ * that does not start a valid UTF-8 sequence, and NUL, becomes U+FFFD.
+ */
+char	*alx_utf8_sanitize(const char *, size_t, size_t *outlen);
+
+#endif /* AIRLOX_JOBMETA_H */

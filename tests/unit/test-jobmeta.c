@@ -1,0 +1,130 @@
+/* test-jobmeta.c: job, result and progress meta; relative paths; UTF-8. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlox.h"
+#include "tap.h"
+
+static int
+decode_job(const char *s)
+{
+	struct alx_jobmeta	jm;
+	int			r;
+
+	r = alx_jobmeta_decode(&jm, s, strlen(s));
+	if (r == ALX_OK)
+		alx_jobmeta_free(&jm);
+	return r;
+}
+
+int
+main(void)
+{
+	struct alx_jobmeta	 jm, got;
+	struct alx_resultmeta	 rm, rgot;
+	struct alx_progressmeta	 pm, pgot;
+	uint8_t			 id[ALX_ID_LEN], hash[ALX_HASH_LEN];
+	char			*json, *s;
+	size_t			 len;
+	static const char *bad_paths[] = {
+		"/etc/passwd", "..", "../x", "a/../../b", "a//b", "./a", "a/.",
+		"a\\b", "a\nb", NULL
+	};
+	static const char *good_paths[] = {
+		"a", "a/b", "src/x.py", ".hidden", "a..b", "...", NULL
+	};
+	int			 i;
+
+	memset(&jm, 0, sizeof(jm));
+	jm.kind = ALX_JOBKIND_SHELL;
+	jm.cmd = strdup("make -j2 check");
+	jm.cwd = strdup("sub/dir");
+	jm.timeout_s = 60;
+	jm.memory_mb = 512;
+	jm.reqs = calloc(1, sizeof(char *));
+	jm.reqs[0] = strdup("numpy");
+	jm.nreqs = 1;
+	is_int(alx_jobmeta_encode(&jm, &json, &len), ALX_OK, "job meta encodes");
+	is_int(alx_jobmeta_decode(&got, json, len), ALX_OK, "job meta decodes");
+	ok(got.kind == ALX_JOBKIND_SHELL && strcmp(got.cmd, jm.cmd) == 0 &&
+	    strcmp(got.cwd, "sub/dir") == 0 && got.timeout_s == 60 &&
+	    got.memory_mb == 512 && got.nreqs == 1 &&
+	    strcmp(got.reqs[0], "numpy") == 0, "job meta round trip");
+	alx_jobmeta_free(&got);
+	free(json);
+	alx_jobmeta_free(&jm);
+
+	for (i = 0; bad_paths[i] != NULL; i++)
+		ok(!alx_relpath_valid(bad_paths[i]),
+		    "bad path %d refused", i);
+	for (i = 0; good_paths[i] != NULL; i++)
+		ok(alx_relpath_valid(good_paths[i]), "path accepted: \"%s\"",
+		    good_paths[i]);
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\",\"cwd\":\"../up\"}"),
+	    ALX_ERR_BAD_PATH, "cwd escaping the workspace refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"python\",\"file\":{\"name\":\"a/b.py\"},\"cwd\":\"\"}"),
+	    ALX_ERR_BAD_PATH, "python file name with a slash refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"perl\",\"cmd\":\"x\",\"cwd\":\"\"}"),
+	    ALX_ERR_NOT_ALLOWED, "unknown job kind refused");
+	is_int(decode_job("{\"v\":2,\"kind\":\"shell\",\"cmd\":\"x\",\"cwd\":\"\"}"),
+	    ALX_ERR_VERSION, "unknown version refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cwd\":\"\"}"),
+	    ALX_ERR_MISSING, "shell job without cmd refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\",\"cwd\":\"\",\"limits\":{\"network\":\"wide\"}}"),
+	    ALX_ERR_NOT_ALLOWED, "unknown network mode refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\",\"cwd\":\"\",\"requirements\":[\"numpy>=1\"]}"),
+	    ALX_ERR_BAD_NAME, "versions in job requirements refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\",\"cwd\":\"\",\"future\":1}"),
+	    ALX_OK, "unknown member ignored");
+
+	memset(&rm, 0, sizeof(rm));
+	alx_random(id, sizeof(id));
+	alx_random(hash, sizeof(hash));
+	memcpy(rm.job, id, sizeof(id));
+	memcpy(rm.job_hash, hash, sizeof(hash));
+	rm.status = ALX_JOB_COMPLETED;
+	rm.has_exit = 1;
+	rm.exit_code = 3;
+	rm.out = strdup("hello\n");
+	rm.err = strdup("");
+	rm.duration_ms = 1234;
+	rm.peak_memory = 5 << 20;
+	rm.env = strdup("{\"sandbox\":\"local\"}");
+	is_int(alx_resultmeta_encode(&rm, &json, &len), ALX_OK, "result encodes");
+	is_int(alx_resultmeta_decode(&rgot, json, len), ALX_OK, "result decodes");
+	ok(rgot.status == ALX_JOB_COMPLETED && rgot.has_exit &&
+	    rgot.exit_code == 3 && strcmp(rgot.out, "hello\n") == 0 &&
+	    rgot.peak_memory == (5 << 20) &&
+	    strcmp(rgot.env, "{\"sandbox\":\"local\"}") == 0, "result round trip");
+	is_int(alx_resultmeta_check_job(&rgot, id, hash), ALX_OK,
+	    "result binds its job");
+	hash[0] ^= 1;
+	is_int(alx_resultmeta_check_job(&rgot, id, hash), ALX_ERR_BAD_HASH,
+	    "result for another version of the job: bad_hash");
+	alx_resultmeta_free(&rgot);
+	free(json);
+	alx_resultmeta_free(&rm);
+	s = "{\"v\":1,\"job\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"job_hash\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"status\":\"lost\",\"stdout\":\"\",\"stderr\":\"\",\"stdout_truncated\":false,\"stderr_truncated\":false,\"duration_ms\":0,\"peak_memory\":-1}";
+	is_int(alx_resultmeta_decode(&rgot, s, strlen(s)), ALX_ERR_INVALID,
+	    "a runner cannot report 'lost'");
+
+	memset(&pm, 0, sizeof(pm));
+	memcpy(pm.job, id, sizeof(id));
+	pm.seq = 4;
+	pm.out = strdup("partial");
+	is_int(alx_progressmeta_encode(&pm, &json, &len), ALX_OK,
+	    "progress encodes");
+	is_int(alx_progressmeta_decode(&pgot, json, len), ALX_OK,
+	    "progress decodes");
+	ok(pgot.seq == 4 && strcmp(pgot.out, "partial") == 0 &&
+	    strcmp(pgot.err, "") == 0, "progress round trip");
+	alx_progressmeta_free(&pgot);
+	alx_progressmeta_free(&pm);
+	free(json);
+
+	s = alx_utf8_sanitize("ok\xff\xc3\xa9\xe2\x82\0x", 9, &len);
+	is_str(s, "ok\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx",
+	    "bad bytes and NUL become U+FFFD, good UTF-8 stays");
+	free(s);
+	return tap_done();
+}
