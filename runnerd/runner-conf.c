@@ -1,0 +1,344 @@
+/*
+ * runner-conf.c: the runner's configuration file (/etc/airlox/runner.conf
+ * or --config), parsed, never sourced.
+ *
+ * Lines are blank, a comment (# first), or [export ]KEY=VALUE where VALUE
+ * is bare, 'single'- or "double"-quoted. Nothing is expanded: a $, a
+ * backtick, ; | & < > or a backslash in a value is an error, as is a key
+ * outside the fixed allow list or a value its key's check refuses. Every
+ * error names the line.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runnerd.h"
+
+#define CONF_MAX_BYTES	(64 * 1024)
+#define CONF_MAX_LINE	1024
+#define CONF_MAX_VALUE	512
+
+static int
+conf_check_name(const char *v)
+{
+	return alx_name_valid(v);
+}
+
+static int
+conf_check_labels(const char *v)
+{
+	char	 buf[CONF_MAX_VALUE + 1], *p, *tok, *save = NULL;
+	int	 n = 0;
+
+	if (v[0] == '\0' || v[0] == ',' || v[strlen(v) - 1] == ',' || strstr(v, ",,") != NULL)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (p = buf; (tok = strtok_r(p, ",", &save)) != NULL; p = NULL) {
+		if (!alx_name_valid(tok) || ++n > ALX_MAX_LABELS)
+			return 0;
+	}
+	return n > 0;
+}
+
+static int
+conf_check_uint(const char *v, long long lo, long long hi)
+{
+	char		*end;
+	long long	 n;
+
+	if (v[0] == '\0' || v[0] == '-' || v[0] == '+' ||
+	    (v[0] == '0' && v[1] != '\0'))
+		return 0;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	return errno == 0 && *end == '\0' && n >= lo && n <= hi;
+}
+
+static int
+conf_check_concurrency(const char *v)
+{
+	return conf_check_uint(v, 1, 64);
+}
+
+static int
+conf_check_sandbox(const char *v)
+{
+	return strcmp(v, "local") == 0 || strcmp(v, "process") == 0 ||
+	    strcmp(v, "docker") == 0;
+}
+
+static int
+conf_check_bool(const char *v)
+{
+	return strcmp(v, "on") == 0 || strcmp(v, "off") == 0;
+}
+
+static int
+conf_check_abspath(const char *v)
+{
+	size_t	i;
+
+	if (v[0] != '/' || strstr(v, "/../") != NULL ||
+	    (strlen(v) >= 3 && strcmp(v + strlen(v) - 3, "/..") == 0))
+		return 0;
+	for (i = 0; v[i] != '\0'; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+static int
+conf_check_text(const char *v)
+{
+	return alx_display_valid(v);
+}
+
+static int
+conf_check_level(const char *v)
+{
+	return strcmp(v, "warn") == 0 || strcmp(v, "info") == 0 ||
+	    strcmp(v, "debug") == 0;
+}
+
+static int
+conf_check_envnames(const char *v)
+{
+	size_t	i;
+
+	for (i = 0; v[i] != '\0'; i++) {
+		char c = v[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '_' || c == ','))
+			return 0;
+	}
+	return i > 0;
+}
+
+static int
+conf_check_url(const char *v)
+{
+	size_t	i;
+
+	if (strncmp(v, "https://", 8) != 0 && strncmp(v, "http://", 7) != 0)
+		return 0;
+	for (i = 0; v[i] != '\0'; i++)
+		if ((unsigned char)v[i] <= 0x20 || v[i] == 0x7f || v[i] == '"' ||
+		    v[i] == '\'')
+			return 0;
+	return 1;
+}
+
+static int
+conf_check_image(const char *v)
+{
+	size_t	i;
+
+	for (i = 0; v[i] != '\0'; i++) {
+		char c = v[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '.' || c == '-' || c == '_' || c == '/' || c == ':' ||
+		    c == '@'))
+			return 0;
+	}
+	return i > 0 && i <= 255;
+}
+
+/* The allow list: every key the file may set, with its value check. */
+static const struct runner_conf_key {
+	const char	*key;
+	int		(*check)(const char *);
+	const char	*what;
+} runner_conf_keys[] = {
+	{ "NAME",			conf_check_name,	"a runner name" },
+	{ "LABELS",			conf_check_labels,	"comma-separated labels" },
+	{ "DESCRIPTION",		conf_check_text,	"a short text" },
+	{ "CONCURRENCY",		conf_check_concurrency,	"a number from 1 to 64" },
+	{ "SANDBOX",			conf_check_sandbox,	"local, process or docker" },
+	{ "IMAGE",			conf_check_image,	"a Docker image name" },
+	{ "WORK_ROOT",			conf_check_abspath,	"an absolute path" },
+	{ "STATE_DIR",			conf_check_abspath,	"an absolute path" },
+	{ "WORKSPACE",			conf_check_bool,	"on or off" },
+	{ "NETWORK",			conf_check_bool,	"on or off" },
+	{ "ALLOW_WEAKER_SANDBOX",	conf_check_bool,	"on or off" },
+	{ "ENV_ALLOW",			conf_check_envnames,	"comma-separated variable names" },
+	{ "CA_FILE",			conf_check_abspath,	"an absolute path" },
+	{ "PYTHON",			conf_check_abspath,	"an absolute path" },
+	{ "PACKAGE_INDEX",		conf_check_url,		"an http(s) URL" },
+	{ "FIND_LINKS",			conf_check_abspath,	"an absolute path" },
+	{ "LOG_LEVEL",			conf_check_level,	"warn, info or debug" },
+};
+
+static const struct runner_conf_key *
+conf_key_find(const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(runner_conf_keys) / sizeof(runner_conf_keys[0]);
+	    i++)
+		if (strcmp(runner_conf_keys[i].key, key) == 0)
+			return &runner_conf_keys[i];
+	return NULL;
+}
+
+static int __attribute__((format(printf, 4, 5)))
+conf_fail(char **cause, const char *file, int line, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 msg[256];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (cause != NULL && asprintf(cause, "%s:%d: %s", file, line, msg) == -1)
+		*cause = NULL;
+	return ALX_ERR_INVALID;
+}
+
+/* Strip the quotes of a value in place; NULL when they are not balanced. */
+static char *
+conf_unquote(char *v)
+{
+	size_t	len = strlen(v);
+
+	if (len == 0)
+		return v;
+	if (v[0] == '\'' || v[0] == '"') {
+		if (len < 2 || v[len - 1] != v[0])
+			return NULL;
+		v[len - 1] = '\0';
+		v++;
+		if (strchr(v, v[-1]) != NULL)
+			return NULL;
+		return v;
+	}
+	/* A bare value: no quotes, no spaces. */
+	if (strpbrk(v, "'\" \t") != NULL)
+		return NULL;
+	return v;
+}
+
+static int
+conf_line(char *line, const char *file, int n, runner_conf_set set, void *arg,
+    char **cause)
+{
+	const struct runner_conf_key	*k;
+	char				*key, *eq, *val, *p;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	p = line + strlen(line);
+	while (p > line && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\r'))
+		*--p = '\0';
+	if (*line == '\0' || *line == '#')
+		return ALX_OK;
+	if (strncmp(line, "export ", 7) == 0)
+		line += 7;
+	if ((eq = strchr(line, '=')) == NULL)
+		return conf_fail(cause, file, n, "expected KEY=VALUE");
+	*eq = '\0';
+	key = line;
+	val = eq + 1;
+	for (p = key; *p != '\0'; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    *p == '_'))
+			return conf_fail(cause, file, n, "bad key name");
+	if ((k = conf_key_find(key)) == NULL)
+		return conf_fail(cause, file, n, "unknown key %s", key);
+	if ((p = strpbrk(val, "$`;|&<>\\")) != NULL)
+		return conf_fail(cause, file, n,
+		    "%s: '%c' is not allowed in a value (nothing is expanded)",
+		    key, *p);
+	if ((val = conf_unquote(val)) == NULL)
+		return conf_fail(cause, file, n, "%s: bad quoting", key);
+	for (p = val; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return conf_fail(cause, file, n,
+			    "%s: control character in the value", key);
+	if (strlen(val) > CONF_MAX_VALUE || !k->check(val))
+		return conf_fail(cause, file, n, "%s: expected %s", key,
+		    k->what);
+	return set(arg, k->key, val);
+}
+
+int
+runner_conf_parse_buf(const char *buf, size_t len, const char *file,
+    runner_conf_set set, void *arg, char **cause)
+{
+	char	 line[CONF_MAX_LINE + 1];
+	size_t	 i = 0, l;
+	int	 n = 0, r;
+
+	if (cause != NULL)
+		*cause = NULL;
+	if (len > CONF_MAX_BYTES)
+		return conf_fail(cause, file, 0, "file too large");
+	if (memchr(buf, '\0', len) != NULL)
+		return conf_fail(cause, file, 0, "NUL byte in the file");
+	if (alx_utf8_valid((const uint8_t *)buf, len) != ALX_OK)
+		return conf_fail(cause, file, 0, "not valid UTF-8");
+	while (i < len) {
+		n++;
+		for (l = 0; i + l < len && buf[i + l] != '\n'; l++)
+			;
+		if (l > CONF_MAX_LINE)
+			return conf_fail(cause, file, n, "line too long");
+		memcpy(line, buf + i, l);
+		line[l] = '\0';
+		i += l + 1;
+		if ((r = conf_line(line, file, n, set, arg, cause)) != ALX_OK)
+			return r;
+	}
+	return ALX_OK;
+}
+
+int
+runner_conf_parse(const char *path, runner_conf_set set, void *arg,
+    char **cause)
+{
+	struct stat	 st;
+	char		*buf;
+	ssize_t		 got;
+	int		 fd, r;
+
+	if (cause != NULL)
+		*cause = NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		if (cause != NULL && asprintf(cause, "%s: %s", path,
+		    strerror(errno)) == -1)
+			*cause = NULL;
+		return ALX_ERR_IO;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > CONF_MAX_BYTES) {
+		close(fd);
+		return conf_fail(cause, path, 0,
+		    "not a regular file of at most 64 KiB");
+	}
+	/* Writable by others: anyone could change what the runner does. */
+	if ((st.st_mode & 0022) != 0) {
+		close(fd);
+		return conf_fail(cause, path, 0,
+		    "writable by group or others (chmod go-w)");
+	}
+	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		close(fd);
+		return ALX_ERR_NOMEM;
+	}
+	got = read(fd, buf, (size_t)st.st_size);
+	close(fd);
+	if (got != st.st_size) {
+		free(buf);
+		return conf_fail(cause, path, 0, "short read");
+	}
+	r = runner_conf_parse_buf(buf, (size_t)got, path, set, arg, cause);
+	free(buf);
+	return r;
+}

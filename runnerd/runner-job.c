@@ -1,0 +1,261 @@
+/*
+ * runner-job.c: one admitted job, from its folders to its signed result's
+ * meta: prepare the work folder and $AIRLOX_OUT, start the sandbox with the
+ * session's limits, collect the outcome, redact paths, and build the
+ * result meta (protocol.md section 8.3).
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "runnerd.h"
+#include "sandbox.h"
+
+/* Names copied from the runner's environment when set. */
+static const char *const runner_env_allow[] = {
+	"LANG", "LC_ALL", "LC_CTYPE", "TZ", NULL
+};
+
+static int
+runner_mkdir(const char *path)
+{
+	if (mkdir(path, 0700) == -1 && errno != EEXIST)
+		return ALX_ERR_IO;
+	return ALX_OK;
+}
+
+/* Remove a tree we made; never follows symlinks out of it. */
+static void
+runner_rmtree(int parent, const char *name)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 fd;
+
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1) {
+		unlinkat(parent, name, 0);
+		return;
+	}
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (de->d_type == DT_DIR)
+			runner_rmtree(dirfd(d), de->d_name);
+		else
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+	unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+void
+runner_job_cleanup(struct runner_job *rj)
+{
+	if (rj->sb != NULL)
+		sandbox_free(rj->sb);
+	if (rj->jobdir[0] != '\0')
+		runner_rmtree(AT_FDCWD, rj->jobdir);
+	free(rj->payload);
+	alx_jobmeta_free(&rj->meta);
+	alx_wipe(rj->kitem, sizeof(rj->kitem));
+	memset(rj, 0, sizeof(*rj));
+}
+
+/* Write the job's source file (kind python) into its work folder. */
+static int
+runner_job_write_file(struct runner_job *rj)
+{
+	char	path[PATH_MAX];
+	int	fd;
+	ssize_t	w;
+	size_t	off = 0;
+
+	if (rj->meta.kind != ALX_JOBKIND_PYTHON)
+		return ALX_OK;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", rj->workdir,
+	    rj->meta.file) >= sizeof(path))
+		return ALX_ERR_BAD_PATH;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
+	if (fd == -1)
+		return ALX_ERR_IO;
+	while (off < rj->payload_len) {
+		w = write(fd, rj->payload + off, rj->payload_len - off);
+		if (w <= 0) {
+			close(fd);
+			return ALX_ERR_IO;
+		}
+		off += (size_t)w;
+	}
+	return close(fd) == 0 ? ALX_OK : ALX_ERR_IO;
+}
+
+int
+runner_job_prepare(struct runner_job *rj, const char *work_root)
+{
+	char	idtxt[ALX_B64_ENCLEN(ALX_ID_LEN) + 1];
+	int	r;
+
+	alx_b64_encode(idtxt, rj->id, ALX_ID_LEN);
+	/* base64url ids are safe file names (no '/', no leading '.'). */
+	if ((size_t)snprintf(rj->jobdir, sizeof(rj->jobdir), "%s/job-%s",
+	    work_root, idtxt) >= sizeof(rj->jobdir))
+		return ALX_ERR_BAD_PATH;
+	snprintf(rj->workdir, sizeof(rj->workdir), "%s/work", rj->jobdir);
+	snprintf(rj->outdir, sizeof(rj->outdir), "%s/out", rj->jobdir);
+	snprintf(rj->job_id, sizeof(rj->job_id), "%s", idtxt);
+	if (mkdir(rj->jobdir, 0700) == -1) {
+		rj->jobdir[0] = '\0';	/* not ours: never remove it */
+		return ALX_ERR_IO;
+	}
+	if ((r = runner_mkdir(rj->workdir)) != ALX_OK ||
+	    (r = runner_mkdir(rj->outdir)) != ALX_OK)
+		return r;
+	/* The job runs as another uid in the local sandbox. */
+	chmod(rj->workdir, 0777);
+	chmod(rj->outdir, 0777);
+	return runner_job_write_file(rj);
+}
+
+int
+runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
+    const struct sandbox_limits *lim, const char *shim, char **cause)
+{
+	struct sandbox_spec	 spec;
+	const char		*argv[4];
+	char			 cmdfile[PATH_MAX];
+
+	memset(&spec, 0, sizeof(spec));
+	if (rj->meta.kind == ALX_JOBKIND_SHELL) {
+		argv[0] = "/bin/sh";
+		argv[1] = "-c";
+		argv[2] = rj->meta.cmd;
+		argv[3] = NULL;
+	} else {
+		snprintf(cmdfile, sizeof(cmdfile), "%s", rj->meta.file);
+		argv[0] = "python3";
+		argv[1] = cmdfile;
+		argv[2] = NULL;
+	}
+	spec.argv = argv;
+	spec.workspace = rj->workdir;
+	spec.outdir = rj->outdir;
+	spec.job_id = rj->job_id;
+	spec.env_allow = runner_env_allow;
+	spec.limits = *lim;
+	spec.shim_path = shim;
+	spec.output_cb = rj->output_cb;
+	spec.output_arg = rj->output_arg;
+	return sandbox_start(be, &spec, &rj->sb, cause);
+}
+
+/* Map the sandbox's outcome to the protocol's status vocabulary. */
+static int
+runner_job_status(enum sandbox_status st)
+{
+	switch (st) {
+	case SANDBOX_COMPLETED:
+		return ALX_JOB_COMPLETED;
+	case SANDBOX_TIMEOUT:
+		return ALX_JOB_TIMEOUT;
+	case SANDBOX_KILLED_OOM:
+		return ALX_JOB_KILLED_OOM;
+	case SANDBOX_CANCELLED:
+		return ALX_JOB_CANCELLED;
+	case SANDBOX_INTERRUPTED:
+		return ALX_JOB_INTERRUPTED;
+	case SANDBOX_KILLED_DISK:
+		return ALX_JOB_KILLED_DISK;
+	}
+	return ALX_JOB_INTERRUPTED;
+}
+
+/* Text for the result: capped, valid UTF-8, paths redacted. */
+static char *
+runner_job_text(const struct runner_job *rj, const char *s, size_t len,
+    const char *home)
+{
+	struct redact_rule	 rules[6];
+	char			*clean, *red;
+	size_t			 clen;
+
+	rules[0].from = rj->workdir;	rules[0].to = "$WORK";
+	rules[1].from = rj->outdir;	rules[1].to = "$AIRLOX_OUT";
+	rules[2].from = rj->jobdir;	rules[2].to = "$JOB";
+	rules[3].from = SANDBOX_WORK_DIR; rules[3].to = "$WORK";
+	rules[4].from = SANDBOX_OUT_DIR; rules[4].to = "$AIRLOX_OUT";
+	rules[5].from = home;		rules[5].to = "~";
+	if (len > ALX_RESULT_TEXT_MAX / 4)
+		len = ALX_RESULT_TEXT_MAX / 4;	/* room for U+FFFD growth */
+	if ((clean = alx_utf8_sanitize(s != NULL ? s : "", len, &clen)) == NULL)
+		return NULL;
+	red = runner_redact(clean, clen, rules, 6, NULL);
+	free(clean);
+	return red;
+}
+
+int
+runner_job_result(struct runner_job *rj, const struct sandbox_result *res,
+    const char *env_json, struct alx_resultmeta *rm)
+{
+	const char	*home = getenv("HOME");
+
+	memset(rm, 0, sizeof(*rm));
+	memcpy(rm->job, rj->id, ALX_ID_LEN);
+	memcpy(rm->job_hash, rj->hash, ALX_HASH_LEN);
+	rm->status = runner_job_status(res->status);
+	rm->has_exit = res->exited;
+	rm->exit_code = res->exited ? res->exit_code : 0;
+	rm->signal = res->signo;
+	rm->out = runner_job_text(rj, res->out, res->out_len, home);
+	rm->err = runner_job_text(rj, res->err, res->err_len, home);
+	if (rm->out == NULL || rm->err == NULL) {
+		alx_resultmeta_free(rm);
+		return ALX_ERR_NOMEM;
+	}
+	rm->out_truncated = res->out_truncated ||
+	    res->out_len > ALX_RESULT_TEXT_MAX / 4;
+	rm->err_truncated = res->err_truncated ||
+	    res->err_len > ALX_RESULT_TEXT_MAX / 4;
+	rm->duration_ms = res->duration_ms;
+	rm->peak_memory = res->peak_mem_known ? (int64_t)res->peak_mem : -1;
+	if (env_json != NULL && (rm->env = strdup(env_json)) == NULL) {
+		alx_resultmeta_free(rm);
+		return ALX_ERR_NOMEM;
+	}
+	return ALX_OK;
+}
+
+int
+runner_refusal(const struct alx_item *job, const char *reason,
+    struct alx_resultmeta *rm)
+{
+	memset(rm, 0, sizeof(*rm));
+	memcpy(rm->job, job->id, ALX_ID_LEN);
+	memcpy(rm->job_hash, job->hash, ALX_HASH_LEN);
+	rm->status = ALX_JOB_REFUSED;
+	snprintf(rm->reason, sizeof(rm->reason), "%s", reason);
+	rm->peak_memory = -1;
+	if ((rm->out = strdup("")) == NULL || (rm->err = strdup("")) == NULL) {
+		alx_resultmeta_free(rm);
+		return ALX_ERR_NOMEM;
+	}
+	return ALX_OK;
+}

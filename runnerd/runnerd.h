@@ -1,0 +1,100 @@
+/*
+ * runnerd.h: the runner daemon's own modules (the sandbox has sandbox.h).
+ */
+#ifndef ALX_RUNNERD_H
+#define ALX_RUNNERD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "airlox.h"
+
+/* runner-redact.c */
+struct redact_rule {
+	const char	*from;		/* a host path, or NULL to skip */
+	const char	*to;		/* "$WORK", "$AIRLOX_OUT", "~" ... */
+};
+char	*runner_redact(const char *, size_t, const struct redact_rule *,
+	    size_t, size_t *outlen);
+
+/* runner-audit.c */
+struct runner_audit {
+	FILE	*fp;
+};
+int	runner_audit_open(struct runner_audit *, const char *statedir);
+void	runner_audit_close(struct runner_audit *);
+/* One line per job decision: who, what, when, outcome; never content. */
+void	runner_audit(struct runner_audit *, const uint8_t job[ALX_ID_LEN],
+	    const uint8_t author[ALX_FP_LEN], const char *author_name,
+	    const char *what, const char *outcome, const char *detail);
+
+/* runner-admit.c */
+struct runner_ident {
+	const char	 *name;
+	uint8_t		  fp[ALX_FP_LEN];
+	unsigned	  kinds;	/* ALX_JOBKIND_* this runner runs */
+};
+enum runner_verdict {
+	RUNNER_RUN = 0,		/* admitted */
+	RUNNER_IGNORE,		/* not for this runner: say nothing */
+	RUNNER_REFUSE		/* answer with a signed refusal */
+};
+struct runner_seen;		/* job ids remembered until not_after */
+int	runner_seen_open(struct runner_seen **, const char *statedir);
+int	runner_seen_has(const struct runner_seen *, const uint8_t id[ALX_ID_LEN]);
+int	runner_seen_add(struct runner_seen *, const uint8_t id[ALX_ID_LEN],
+	    int64_t not_after);
+void	runner_seen_prune(struct runner_seen *, int64_t now);
+void	runner_seen_free(struct runner_seen *);
+/*
+ * Decide about a job item the view accepted: for this runner at all, and
+ * if so admitted or refused (reason: a stable refusal name). On RUNNER_RUN
+ * the key and the decoded meta are returned.
+ */
+int	runner_admit(const struct alx_view *, const struct runner_ident *,
+	    const struct runner_seen *, const struct alx_item *job,
+	    const struct alx_view_member *author, int64_t now,
+	    uint8_t kitem[ALX_KEY_LEN], struct alx_jobmeta *meta,
+	    const char **reason);
+
+/* runner-conf.c */
+typedef int (*runner_conf_set)(void *arg, const char *key, const char *val);
+int	runner_conf_parse(const char *path, runner_conf_set, void *arg,
+	    char **cause);
+int	runner_conf_parse_buf(const char *buf, size_t len, const char *file,
+	    runner_conf_set, void *arg, char **cause);
+
+/* runner-job.c */
+struct sandbox_job;
+struct sandbox_backend;
+struct sandbox_limits;
+struct sandbox_result;
+struct runner_job {
+	uint8_t			 id[ALX_ID_LEN];
+	uint8_t			 hash[ALX_HASH_LEN];	/* of the job object */
+	uint8_t			 author[ALX_FP_LEN];
+	uint8_t			 kitem[ALX_KEY_LEN];
+	struct alx_jobmeta	 meta;
+	uint8_t			*payload;	/* python source */
+	size_t			 payload_len;
+	char			 jobdir[PATH_MAX];
+	char			 workdir[PATH_MAX];
+	char			 outdir[PATH_MAX];
+	char			 job_id[ALX_B64_ENCLEN(ALX_ID_LEN) + 1];
+	struct sandbox_job	*sb;
+	void			(*output_cb)(void *, int, const char *,
+				    size_t);
+	void			*output_arg;
+};
+int	runner_job_prepare(struct runner_job *, const char *work_root);
+int	runner_job_start(struct runner_job *, const struct sandbox_backend *,
+	    const struct sandbox_limits *, const char *shim, char **cause);
+int	runner_job_result(struct runner_job *, const struct sandbox_result *,
+	    const char *env_json, struct alx_resultmeta *);
+int	runner_refusal(const struct alx_item *job, const char *reason,
+	    struct alx_resultmeta *);
+void	runner_job_cleanup(struct runner_job *);
+
+#endif /* ALX_RUNNERD_H */
