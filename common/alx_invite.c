@@ -28,7 +28,7 @@
 #include "airlox/proto.h"
 
 #define INV_LINK_MAX	512
-#define INV_HOST_MAX	253		/* DNS names; IPv6 literals are shorter */
+#define INV_HOST_MAX	253		/* DNS names (IPv6 is shorter) */
 #define INV_LABEL_MAX	63
 #define INV_V6_MAX	45		/* INET6_ADDRSTRLEN - 1 */
 #define INV_SID_STRLEN	22

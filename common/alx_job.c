@@ -27,7 +27,7 @@
 
 static const char *job_status_names[ALX_JOB_STATUS_COUNT] = {
 	"completed", "timeout", "killed_oom", "cancelled", "refused",
-	"interrupted", "lost"
+	"interrupted", "lost", "killed_disk"
 };
 
 const char *
@@ -271,7 +271,8 @@ job_runtime_valid(const char *s)
 	if (len == 0 || len > JOB_RUNTIME_STRMAX)
 		return 0;
 	for (i = 0; i < len; i++) {
-		if ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9'))
+		if ((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= '0' && s[i] <= '9'))
 			continue;
 		if (i > 0 && strchr("._-", s[i]) != NULL)
 			continue;

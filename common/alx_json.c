@@ -1017,6 +1017,7 @@ alx_json_get_b64_alloc(const struct alx_json *j, int obj, const char *key,
 		free(p);
 		return r;
 	}
+	p[got] = '\0';		/* bodies are used as text: terminate */
 	*out = p;
 	*lenp = got;
 	return 0;

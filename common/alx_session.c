@@ -105,6 +105,10 @@ alx_session_create(struct alx_manifest *m, struct alx_session_secrets *sec,
 	memset(sec, 0, sizeof(*sec));
 	if (p->mode != ALX_MODE_CHAT && p->mode != ALX_MODE_EXECUTE)
 		return ALX_ERR_INVALID;
+	/* What alx_manifest_open() accepts: never sign what cannot open. */
+	if (p->item_max < 0 || p->item_max > ALX_ITEM_MAX_SIZE ||
+	    p->session_max < 0 || p->expires < 0 || p->now < 0)
+		return ALX_ERR_RANGE;
 	if ((r = alx_random(sec->seed[ALX_ROLE_OWNER], ALX_SEED_LEN)) != ALX_OK)
 		return r;
 	if ((r = alx_seed_keys(sec->seed[ALX_ROLE_OWNER], &owner, &okx)) != ALX_OK)

@@ -38,7 +38,8 @@ conf_check_labels(const char *v)
 	char	 buf[CONF_MAX_VALUE + 1], *p, *tok, *save = NULL;
 	int	 n = 0;
 
-	if (v[0] == '\0' || v[0] == ',' || v[strlen(v) - 1] == ',' || strstr(v, ",,") != NULL)
+	if (v[0] == '\0' || v[0] == ',' || v[strlen(v) - 1] == ',' ||
+	    strstr(v, ",,") != NULL)
 		return 0;
 	snprintf(buf, sizeof(buf), "%s", v);
 	for (p = buf; (tok = strtok_r(p, ",", &save)) != NULL; p = NULL) {

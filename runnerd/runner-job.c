@@ -118,9 +118,12 @@ runner_job_prepare(struct runner_job *rj, const char *work_root)
 	if ((size_t)snprintf(rj->jobdir, sizeof(rj->jobdir), "%s/job-%s",
 	    work_root, idtxt) >= sizeof(rj->jobdir))
 		return ALX_ERR_BAD_PATH;
-	snprintf(rj->workdir, sizeof(rj->workdir), "%s/work", rj->jobdir);
-	snprintf(rj->outdir, sizeof(rj->outdir), "%s/out", rj->jobdir);
-	snprintf(rj->job_id, sizeof(rj->job_id), "%s", idtxt);
+	if ((size_t)snprintf(rj->workdir, sizeof(rj->workdir), "%s/work",
+	    rj->jobdir) >= sizeof(rj->workdir) ||
+	    (size_t)snprintf(rj->outdir, sizeof(rj->outdir), "%s/out",
+	    rj->jobdir) >= sizeof(rj->outdir))
+		return ALX_ERR_BAD_PATH;
+	memcpy(rj->job_id, idtxt, sizeof(rj->job_id));
 	if (mkdir(rj->jobdir, 0700) == -1) {
 		rj->jobdir[0] = '\0';	/* not ours: never remove it */
 		return ALX_ERR_IO;

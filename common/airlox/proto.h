@@ -511,6 +511,7 @@ enum alx_job_status {
 	ALX_JOB_REFUSED,
 	ALX_JOB_INTERRUPTED,
 	ALX_JOB_LOST,		/* a client's verdict only */
+	ALX_JOB_KILLED_DISK,	/* the workspace quota was exceeded */
 	ALX_JOB_STATUS_COUNT
 };
 const char	*alx_job_status_name(int);

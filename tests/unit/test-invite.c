@@ -142,7 +142,8 @@ load_file(const char *name, size_t *lenp)
 			return NULL;
 	}
 	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0 || (buf = malloc((size_t)n + 1)) == NULL) {
+	    fseek(f, 0, SEEK_SET) != 0 ||
+	    (buf = malloc((size_t)n + 1)) == NULL) {
 		fclose(f);
 		return NULL;
 	}

@@ -190,7 +190,8 @@ load_file(const char *name, size_t *lenp)
 			return NULL;
 	}
 	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0 || (buf = malloc((size_t)n + 1)) == NULL) {
+	    fseek(f, 0, SEEK_SET) != 0 ||
+	    (buf = malloc((size_t)n + 1)) == NULL) {
 		fclose(f);
 		return NULL;
 	}
@@ -309,16 +310,18 @@ vec_sign(const struct alx_json *j, int c)
 	/* The signed string, rebuilt here from section 9's definition. */
 	alx_sha256(h, v.body, v.bodylen);
 	{
-		char	hb[ALX_B64_ENCLEN(ALX_HASH_LEN) + 1];
+		char	hb[ALX_B64_ENCLEN(ALX_HASH_LEN) + 1], lhost[1024];
 		size_t	i;
 
 		alx_b64_encode(hb, h, ALX_HASH_LEN);
 		hb[ALX_B64_ENCLEN(ALX_HASH_LEN)] = '\0';
-		for (i = 0; v.host[i] != '\0'; i++)
-			if (v.host[i] >= 'A' && v.host[i] <= 'Z')
-				v.host[i] += 'a' - 'A';
-		n = snprintf(msg, sizeof(msg), "airlox/v1/req%c%s\n%s\n%s\n%s\n%lld",
-		    0, v.host, v.method, v.path, hb, (long long)t);
+		for (i = 0; v.host[i] != '\0' && i < sizeof(lhost) - 1; i++)
+			lhost[i] = (char)(v.host[i] >= 'A' && v.host[i] <= 'Z' ?
+			    v.host[i] + ('a' - 'A') : v.host[i]);
+		lhost[i] = '\0';
+		n = snprintf(msg, sizeof(msg),
+		    "airlox/v1/req%c%s\n%s\n%s\n%s\n%lld", 0, lhost,
+		    v.method, v.path, hb, (long long)t);
 	}
 	if (n < 0 || (size_t)n != wlen || memcmp(msg, want_msg, wlen) != 0)
 		goto out;
