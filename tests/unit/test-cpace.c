@@ -12,105 +12,74 @@
 #include <openssl/hmac.h>
 #include <sodium.h>
 
-#define JSMN_STATIC
-#include <jsmn.h>
-
+#include "airlox/json.h"
 #include "airlox/err.h"
 #include "airlox/cpace.h"
 #include "tap.h"
 
-#define MAXTOK	2048
 #define HEXMAX	1024
 
-static char	*json;
-static jsmntok_t toks[MAXTOK];
-static int	 ntok;
-
-/* Index of the token after the subtree starting at i. */
-static int
-tok_skip(int i)
-{
-	int	n, end = i + 1;
-
-	if (toks[i].type == JSMN_OBJECT) {
-		for (n = 0; n < toks[i].size; n++)
-			end = tok_skip(tok_skip(end));
-	} else if (toks[i].type == JSMN_ARRAY) {
-		for (n = 0; n < toks[i].size; n++)
-			end = tok_skip(end);
-	}
-	return end;
-}
+/* The vectors, read with libairlox's own JSON reader. */
+static struct alx_json	*vj;
 
 static int
 tok_eq(int i, const char *s)
 {
-	size_t	len = strlen(s);
-
-	return toks[i].type == JSMN_STRING &&
-	    (size_t)(toks[i].end - toks[i].start) == len &&
-	    memcmp(json + toks[i].start, s, len) == 0;
+	return alx_json_str_eq(vj, i, s);
 }
 
 /* Value token of key in object obj, or -1. */
 static int
 obj_get(int obj, const char *key)
 {
-	int	n, k = obj + 1;
-
-	if (obj < 0 || toks[obj].type != JSMN_OBJECT)
-		return -1;
-	for (n = 0; n < toks[obj].size; n++) {
-		if (tok_eq(k, key))
-			return k + 1;
-		k = tok_skip(k + 1);
-	}
-	return -1;
+	return obj < 0 ? -1 : alx_json_obj_get(vj, obj, key);
 }
 
 /* Hex string at obj.key into out; length or -1. */
 static int
 get_hex(int obj, const char *key, uint8_t *out, size_t cap)
 {
-	int	t = obj_get(obj, key);
-	size_t	len;
+	int	 t = obj_get(obj, key);
+	char	*hex = NULL;
+	size_t	 hlen, len;
+	int	 r = -1;
 
-	if (t < 0 || toks[t].type != JSMN_STRING)
+	if (t < 0 || alx_json_str(vj, t, &hex, &hlen) != ALX_OK)
 		return -1;
-	if (sodium_hex2bin(out, cap, json + toks[t].start,
-	    (size_t)(toks[t].end - toks[t].start), NULL, &len, NULL) != 0)
-		return -1;
-	return (int)len;
+	if (sodium_hex2bin(out, cap, hex, hlen, NULL, &len, NULL) == 0)
+		r = (int)len;
+	free(hex);
+	return r;
 }
 
 static int
 load_vectors(void)
 {
-	const char	*srcdir = getenv("srcdir");
-	char		 path[1024];
-	FILE		*f;
-	long		 size;
-	jsmn_parser	 p;
+	struct alx_json_limits	 lim = { 4 * 1024 * 1024, 16, 65536 };
+	const char		*srcdir = getenv("srcdir");
+	char			 path[1024], *text;
+	FILE			*f;
+	long			 size;
+	int			 r;
 
 	snprintf(path, sizeof(path), "%s/tests/vectors/cpace.json",
 	    srcdir != NULL ? srcdir : ".");
-	if ((f = fopen(path, "rb")) == NULL) {
-		/* Run from the source tree's tests/unit? */
-		snprintf(path, sizeof(path), "%s/../../tests/vectors/cpace.json",
-		    srcdir != NULL ? srcdir : ".");
-		if ((f = fopen(path, "rb")) == NULL)
-			return -1;
-	}
+	if ((f = fopen(path, "rb")) == NULL)
+		return -1;
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) <= 0 ||
-	    fseek(f, 0, SEEK_SET) != 0 || (json = malloc((size_t)size)) == NULL ||
-	    fread(json, 1, (size_t)size, f) != (size_t)size) {
+	    fseek(f, 0, SEEK_SET) != 0 || (text = malloc((size_t)size)) == NULL) {
+		fclose(f);
+		return -1;
+	}
+	if (fread(text, 1, (size_t)size, f) != (size_t)size) {
+		free(text);
 		fclose(f);
 		return -1;
 	}
 	fclose(f);
-	jsmn_init(&p);
-	ntok = jsmn_parse(&p, json, (size_t)size, toks, MAXTOK);
-	return ntok > 0 && toks[0].type == JSMN_OBJECT ? 0 : -1;
+	r = alx_json_parse(&vj, text, (size_t)size, &lim);
+	free(text);
+	return r == ALX_OK && alx_json_type(vj, 0) == ALX_JSON_OBJECT ? 0 : -1;
 }
 
 struct hexv {
@@ -363,21 +332,26 @@ run_vectors(void)
 	int	vecs, i, v, n = 0;
 
 	if ((vecs = obj_get(0, "vectors")) < 0 ||
-	    toks[vecs].type != JSMN_ARRAY) {
+	    alx_json_type(vj, vecs) != ALX_JSON_ARRAY) {
 		ok(0, "cpace.json has a vectors array");
 		return;
 	}
-	for (i = 0, v = vecs + 1; i < toks[vecs].size; i++, v = tok_skip(v)) {
-		int	fn = obj_get(v, "function"), in = obj_get(v, "inputs");
-		int	out = obj_get(v, "outputs"), nm = obj_get(v, "name");
-		char	name[128];
+	for (i = 0; i < alx_json_arr_len(vj, vecs); i++) {
+		int	fn, in, out, nm;
+		char	name[128], *nms = NULL;
 
-		if (fn < 0 || in < 0 || out < 0 || nm < 0) {
+		v = alx_json_arr_at(vj, vecs, i);
+		fn = obj_get(v, "function");
+		in = obj_get(v, "inputs");
+		out = obj_get(v, "outputs");
+		nm = obj_get(v, "name");
+		if (fn < 0 || in < 0 || out < 0 || nm < 0 ||
+		    alx_json_str(vj, nm, &nms, NULL) != ALX_OK) {
 			ok(0, "vector %d is complete", i);
 			continue;
 		}
-		snprintf(name, sizeof(name), "%.*s",
-		    toks[nm].end - toks[nm].start, json + toks[nm].start);
+		snprintf(name, sizeof(name), "%s", nms);
+		free(nms);
 		n++;
 		if (tok_eq(fn, "prepend_len"))
 			check_prepend_len(name, in, out);
@@ -733,6 +707,6 @@ main(void)
 	test_symmetric();
 	test_confirm_derivation();
 	test_rejections();
-	free(json);
+	alx_json_free(vj);
 	return tap_done();
 }
