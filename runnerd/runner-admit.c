@@ -162,21 +162,38 @@ runner_seen_prune(struct runner_seen *s, int64_t now)
 	fclose(fp);
 }
 
-/* Is the job addressed to this runner (by name, or an approved label)? */
+int
+runner_is_approved(const struct alx_view *v, const struct runner_ident *me)
+{
+	const struct alx_manifest *m = alx_view_manifest(v);
+
+	if (m == NULL)
+		return 0;
+	return !m->approve || alx_manifest_find_approved(m, me->fp) != NULL;
+}
+
+/*
+ * Is the job addressed to this runner: by name, or by a label the owner
+ * approved for it (its own labels when the session needs no approval)?
+ */
 static int
 runner_admit_target(const struct alx_view *v, const struct runner_ident *me,
     const struct alx_item *job)
 {
 	const struct alx_approved	*a;
-	size_t				 i;
+	char * const			*labels = me->labels;
+	size_t				 i, n = me->nlabels;
 
 	if (!job->job.is_label)
 		return strcmp(job->job.name, me->name) == 0;
 	a = alx_manifest_find_approved(alx_view_manifest(v), me->fp);
-	if (a == NULL)
+	if (a != NULL) {
+		labels = a->labels;
+		n = a->nlabels;
+	} else if (alx_view_manifest(v)->approve)
 		return 0;
-	for (i = 0; i < a->nlabels; i++)
-		if (strcmp(a->labels[i], job->job.name) == 0)
+	for (i = 0; i < n; i++)
+		if (strcmp(labels[i], job->job.name) == 0)
 			return 1;
 	return 0;
 }
@@ -197,7 +214,7 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	if (!job->has_job || !runner_admit_target(v, me, job))
 		return RUNNER_IGNORE;
 	/* An unapproved runner takes nothing (and could not open it). */
-	if (!alx_view_is_approved(v, me->fp))
+	if (!runner_is_approved(v, me))
 		return RUNNER_IGNORE;
 	if (author->cert.role != ALX_ROLE_OWNER &&
 	    author->cert.role != ALX_ROLE_SENDER) {

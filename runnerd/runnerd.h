@@ -35,7 +35,11 @@ struct runner_ident {
 	const char	 *name;
 	uint8_t		  fp[ALX_FP_LEN];
 	unsigned	  kinds;	/* ALX_JOBKIND_* this runner runs */
+	char		**labels;	/* its own, used when approval is off */
+	size_t		  nlabels;
 };
+/* May this runner take jobs in the current manifest? */
+int	runner_is_approved(const struct alx_view *, const struct runner_ident *);
 enum runner_verdict {
 	RUNNER_RUN = 0,		/* admitted */
 	RUNNER_IGNORE,		/* not for this runner: say nothing */
@@ -58,6 +62,61 @@ int	runner_admit(const struct alx_view *, const struct runner_ident *,
 	    const struct alx_view_member *author, int64_t now,
 	    uint8_t kitem[ALX_KEY_LEN], struct alx_jobmeta *meta,
 	    const char **reason);
+
+/* runner-config.c */
+struct runner_cfg {
+	char	*invite;
+	char	*invite_file;
+	char	*code;
+	char	*relay;
+	char	*name;
+	char	*labels;
+	char	*description;
+	char	*sandbox;
+	char	*work_root;
+	char	*state_dir;
+	char	*config;
+	char	*ca_file;
+	char	*insecure_host;
+	int	 concurrency;
+	int	 grace_s;
+	int	 workspace;
+	int	 network;
+	int	 allow_weaker;
+	int	 force;
+	int	 log_level;
+	int	 help;
+	int	 version;
+	int	 verify;
+};
+int	runner_cfg_parse(struct runner_cfg *, int argc, char **argv,
+	    char **cause);
+void	runner_cfg_free(struct runner_cfg *);
+void	runner_usage(FILE *);
+
+/* runner-state.c */
+/* The state dir: created 0700, refused when others can write to it. */
+int	runner_state_open(const char *dir, char **cause);
+/* Refuse a work root of /, a home, a parent of either, or in statedir. */
+int	runner_work_root_check(const char *root, const char *statedir,
+	    char **cause);
+int	runner_state_default(char *out, size_t len);
+/* snprintf for paths: ALX_ERR_TOO_LARGE (and "") when it does not fit. */
+int	runner_pathf(char *, size_t, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+
+/* runner-out.c */
+struct runner_out {
+	struct alx_result_file	*files;
+	size_t			 n;
+	int64_t			 total;
+	int			 fd;		/* the payload, -1 for none */
+	int64_t			 size;
+	int			 zipped;
+};
+int	runner_out_collect(struct runner_out *, const char *outdir,
+	    const char *zippath, int64_t max);
+void	runner_out_free(struct runner_out *);
 
 /* runner-conf.c */
 typedef int (*runner_conf_set)(void *arg, const char *key, const char *val);

@@ -132,7 +132,7 @@ size_t	alx_view_members_by_name(const struct alx_view *, const char *name,
 /* A job seen by the view, by id. */
 const struct alx_view_job *alx_view_job(const struct alx_view *,
 	    const uint8_t id[ALX_ID_LEN]);
-/* 1 when fp is an approved runner in the current manifest. */
+/* 1 when fp is an approved runner (any runner when approval is off). */
 int	alx_view_is_approved(const struct alx_view *,
 	    const uint8_t fp[ALX_FP_LEN]);
 

@@ -1,0 +1,671 @@
+/*
+ * runner-loop.c: the runner's work: follow the session's log, decide about
+ * each job, claim it, run it in a slot, stream its output as progress
+ * items, and post its signed result. Results are kept in the state dir
+ * until the relay has taken them, so a dropped connection or a restart
+ * loses none; a job that was running when the runner died is reported as
+ * interrupted.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "runnerd.h"
+#include "sandbox.h"
+#include "client.h"
+#include "runner-loop.h"
+
+#define PROGRESS_INTERVAL_MS	1000
+#define PROGRESS_MAX		(16 * 1024)
+#define POLL_IDLE_S		10
+#define POLL_BUSY_S		1
+
+volatile sig_atomic_t	runner_stop;
+
+static int64_t
+runner_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct runner_slot *
+runner_slot_free(struct runner *rn)
+{
+	int	i;
+
+	for (i = 0; i < rn->nslots; i++)
+		if (!rn->slots[i].used)
+			return &rn->slots[i];
+	return NULL;
+}
+
+static struct runner_slot *
+runner_slot_by_job(struct runner *rn, const uint8_t id[ALX_ID_LEN])
+{
+	int	i;
+
+	for (i = 0; i < rn->nslots; i++)
+		if (rn->slots[i].used &&
+		    memcmp(rn->slots[i].job.id, id, ALX_ID_LEN) == 0)
+			return &rn->slots[i];
+	return NULL;
+}
+
+/* The state dir's record of a running job, for "interrupted". */
+static void
+runner_mark_running(struct runner *rn, const struct runner_job *rj, int on)
+{
+	char	path[PATH_MAX], hash[ALX_B64_ENCLEN(ALX_HASH_LEN) + 1];
+	char	author[ALX_FP_STRLEN + 1];
+	FILE	*fp;
+
+	if (runner_pathf(path, sizeof(path), "%s/running/%s", rn->statedir,
+	    rj->job_id) != ALX_OK)
+		return;
+	if (!on) {
+		unlink(path);
+		return;
+	}
+	if ((fp = fopen(path, "we")) == NULL)
+		return;
+	alx_b64_encode(hash, rj->hash, ALX_HASH_LEN);
+	alx_b64_encode(author, rj->author, ALX_FP_LEN);
+	fprintf(fp, "%s %s\n", hash, author);
+	fflush(fp);
+	fsync(fileno(fp));
+	fclose(fp);
+}
+
+/*
+ * Post a result: kind result, a reply to the job, addressed to its author,
+ * with the out files as payload. The meta is written to the state dir
+ * first and removed once the relay answered 201.
+ */
+static int
+runner_post_result(struct runner *rn, const uint8_t job[ALX_ID_LEN],
+    const uint8_t author[ALX_FP_LEN], const struct alx_resultmeta *rm,
+    struct runner_out *out)
+{
+	struct item_post	 p;
+	uint8_t			 to[1][ALX_FP_LEN];
+	char			*meta = NULL, *cause = NULL;
+	char			 path[PATH_MAX], idtxt[ALX_FP_STRLEN + 1];
+	size_t			 len;
+	FILE			*fp;
+	int			 r;
+
+	if ((r = alx_resultmeta_encode(rm, &meta, &len)) != ALX_OK)
+		return r;
+	alx_b64_encode(idtxt, job, ALX_ID_LEN);
+	runner_pathf(path, sizeof(path), "%s/pending/%s", rn->statedir, idtxt);
+	if ((fp = fopen(path, "we")) != NULL) {
+		char a[ALX_FP_STRLEN + 1];
+		alx_b64_encode(a, author, ALX_FP_LEN);
+		fprintf(fp, "%s\n%s\n", a, meta);
+		fflush(fp);
+		fsync(fileno(fp));
+		fclose(fp);
+	}
+	memset(&p, 0, sizeof(p));
+	memcpy(to[0], author, ALX_FP_LEN);
+	p.kind = "result";
+	p.meta = meta;
+	p.metalen = len;
+	p.fd = out != NULL ? out->fd : -1;
+	p.size = out != NULL && out->fd != -1 ? out->size : 0;
+	p.to = to;
+	p.nto = 1;
+	p.has_reply = 1;
+	memcpy(p.reply_to, job, ALX_ID_LEN);
+	r = item_post(&rn->cs, &p, &cause);
+	/* The relay keeps one result per job: a second is "exists". */
+	if (r == ALX_OK || r == ALX_ERR_EXISTS)
+		unlink(path);
+	else
+		log_warnx("result: job %s not posted yet (%s%s%s); kept for a "
+		    "retry", idtxt, alx_errname(r), cause ? ": " : "",
+		    cause ? cause : "");
+	free(cause);
+	free(meta);
+	return r;
+}
+
+/* Re-post results kept from before, and report jobs a restart cut. */
+static void
+runner_recover(struct runner *rn)
+{
+	char		 dir[PATH_MAX], path[PATH_MAX], line1[64];
+	char		*meta = NULL;
+	size_t		 cap = 0;
+	ssize_t		 n;
+	DIR		*d;
+	struct dirent	*de;
+	FILE		*fp;
+	uint8_t		 id[ALX_ID_LEN], author[ALX_FP_LEN];
+
+	/* Jobs that were running: their result is "interrupted". */
+	runner_pathf(dir, sizeof(dir), "%s/running", rn->statedir);
+	if ((d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			struct alx_resultmeta	rm;
+			char			hash[64], a[64];
+
+			if (de->d_name[0] == '.' || alx_b64_decode_exact(id,
+			    ALX_ID_LEN, de->d_name, strlen(de->d_name)) != ALX_OK)
+				continue;
+			runner_pathf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if ((fp = fopen(path, "re")) == NULL)
+				continue;
+			if (fscanf(fp, "%63s %63s", hash, a) != 2) {
+				fclose(fp);
+				continue;
+			}
+			fclose(fp);
+			memset(&rm, 0, sizeof(rm));
+			memcpy(rm.job, id, ALX_ID_LEN);
+			if (alx_b64_decode_exact(rm.job_hash, ALX_HASH_LEN, hash,
+			    strlen(hash)) != ALX_OK || alx_b64_decode_exact(author,
+			    ALX_FP_LEN, a, strlen(a)) != ALX_OK)
+				continue;
+			rm.status = ALX_JOB_INTERRUPTED;
+			rm.peak_memory = -1;
+			rm.out = strdup("");
+			rm.err = strdup("the runner restarted while the job ran");
+			log_warnx("recover: job %s was running when the runner "
+			    "stopped: reporting it interrupted", de->d_name);
+			runner_post_result(rn, id, author, &rm, NULL);
+			alx_resultmeta_free(&rm);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	/* Results not yet taken by the relay. */
+	runner_pathf(dir, sizeof(dir), "%s/pending", rn->statedir);
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		struct alx_resultmeta	rm;
+
+		if (de->d_name[0] == '.' || alx_b64_decode_exact(id, ALX_ID_LEN,
+		    de->d_name, strlen(de->d_name)) != ALX_OK)
+			continue;
+		runner_pathf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if ((fp = fopen(path, "re")) == NULL)
+			continue;
+		if (fgets(line1, sizeof(line1), fp) == NULL ||
+		    (n = getline(&meta, &cap, fp)) <= 0) {
+			fclose(fp);
+			continue;
+		}
+		fclose(fp);
+		line1[strcspn(line1, "\n")] = '\0';
+		if (meta[n - 1] == '\n')
+			meta[--n] = '\0';
+		if (alx_b64_decode_exact(author, ALX_FP_LEN, line1,
+		    strlen(line1)) != ALX_OK ||
+		    alx_resultmeta_decode(&rm, meta, (size_t)n) != ALX_OK)
+			continue;
+		log_info("recover: posting the kept result of job %s",
+		    de->d_name);
+		runner_post_result(rn, id, author, &rm, NULL);
+		alx_resultmeta_free(&rm);
+	}
+	free(meta);
+	closedir(d);
+}
+
+static void
+runner_refuse(struct runner *rn, const struct alx_item *job,
+    const struct alx_view_member *author, const char *reason)
+{
+	struct alx_resultmeta	rm;
+
+	runner_audit(&rn->audit, job->id, job->author,
+	    author != NULL ? author->cert.name : NULL, "job", "refused",
+	    reason);
+	if (runner_refusal(job, reason, &rm) != ALX_OK)
+		return;
+	runner_post_result(rn, job->id, job->author, &rm, NULL);
+	alx_resultmeta_free(&rm);
+}
+
+/* POST a signed claim; 0 when this runner won the job. */
+static int
+runner_claim(struct runner *rn, const struct alx_item *job)
+{
+	struct alx_claim	 c;
+	struct http_resp	 resp;
+	char			 path[160], idtxt[ALX_FP_STRLEN + 1];
+	int			 r;
+
+	memset(&c, 0, sizeof(c));
+	memcpy(c.sid, rn->cs.inv.sid, ALX_SID_LEN);
+	memcpy(c.job, job->id, ALX_ID_LEN);
+	memcpy(c.runner, rn->me.fp, ALX_FP_LEN);
+	c.time = http_now(&rn->cs.http);
+	if ((r = alx_claim_sign(&c, &rn->cs.me.sk)) != ALX_OK)
+		return r;
+	alx_b64_encode(idtxt, job->id, ALX_ID_LEN);
+	csess_path(&rn->cs, path, sizeof(path), "/jobs/%s/claim", idtxt);
+	r = http_request(&rn->cs.http, "POST", path, c.obj.raw, c.obj.raw_len,
+	    NULL, 1, 4096, &resp);
+	http_resp_free(&resp);
+	alx_claim_free(&c);
+	return r;
+}
+
+static void
+runner_output(void *arg, int fd, const char *buf, size_t len)
+{
+	struct runner_slot	*sl = arg;
+	struct alx_buf		*b = fd == 2 ? &sl->perr : &sl->pout;
+
+	if (b->len + len > PROGRESS_MAX) {
+		len = PROGRESS_MAX > b->len ? PROGRESS_MAX - b->len : 0;
+		sl->progress_cut = 1;
+	}
+	if (len > 0)
+		alx_buf_add(b, buf, len);
+}
+
+/* Post buffered output as a progress item (bounded rate). */
+static void
+runner_progress(struct runner *rn, struct runner_slot *sl, int force)
+{
+	struct alx_progressmeta	 pm;
+	struct item_post	 p;
+	char			*meta = NULL, *cause = NULL;
+	size_t			 len;
+	int64_t			 now = runner_now_ms();
+
+	if (sl->pout.len == 0 && sl->perr.len == 0)
+		return;
+	if (!force && now - sl->last_progress < PROGRESS_INTERVAL_MS)
+		return;
+	sl->last_progress = now;
+	memset(&pm, 0, sizeof(pm));
+	memcpy(pm.job, sl->job.id, ALX_ID_LEN);
+	pm.seq = ++sl->pseq;
+	pm.out = alx_utf8_sanitize((const char *)sl->pout.data, sl->pout.len,
+	    NULL);
+	pm.err = alx_utf8_sanitize((const char *)sl->perr.data, sl->perr.len,
+	    NULL);
+	alx_buf_reset(&sl->pout);
+	alx_buf_reset(&sl->perr);
+	if (pm.out != NULL && pm.err != NULL &&
+	    alx_progressmeta_encode(&pm, &meta, &len) == ALX_OK) {
+		memset(&p, 0, sizeof(p));
+		p.kind = "progress";
+		p.meta = meta;
+		p.metalen = len;
+		p.fd = -1;
+		p.has_reply = 1;
+		memcpy(p.reply_to, sl->job.id, ALX_ID_LEN);
+		if (item_post(&rn->cs, &p, &cause) != ALX_OK)
+			log_debug("progress: not posted (%s)",
+			    cause ? cause : "error");
+		free(cause);
+	}
+	free(meta);
+	alx_progressmeta_free(&pm);
+}
+
+/* The result's env: how the job ran, without any path. */
+static char *
+runner_env_json(struct runner *rn, const char *enforced)
+{
+	struct alx_jw	 w;
+	char		*out = NULL;
+	size_t		 len;
+
+	alx_jw_init(&w, 4096);
+	alx_jw_obj_begin(&w);
+	alx_jw_kstr(&w, "sandbox", rn->be->name);
+	alx_jw_kstr(&w, "airlox", ALX_VERSION_STRING);
+	alx_jw_kstr(&w, "enforced", enforced);
+	alx_jw_obj_end(&w);
+	if (alx_jw_finish(&w, &out, &len) != ALX_OK)
+		out = NULL;
+	alx_jw_free(&w);
+	return out;
+}
+
+/* A job in a slot ended: its result, then the slot is free again. */
+static void
+runner_finish(struct runner *rn, struct runner_slot *sl)
+{
+	struct sandbox_result	 res;
+	struct alx_resultmeta	 rm;
+	struct runner_out	 out;
+	char			 zip[PATH_MAX], *env;
+
+	runner_progress(rn, sl, 1);
+	memset(&res, 0, sizeof(res));
+	if (sandbox_result(sl->job.sb, &res) != ALX_OK) {
+		res.status = SANDBOX_INTERRUPTED;
+		snprintf(res.enforced, sizeof(res.enforced), "unknown");
+	}
+	env = runner_env_json(rn, res.enforced);
+	memset(&out, 0, sizeof(out));
+	out.fd = -1;
+	runner_pathf(zip, sizeof(zip), "%s/out.zip", sl->job.jobdir);
+	if (sl->return_out && runner_out_collect(&out, sl->job.outdir, zip,
+	    sl->item_max) != ALX_OK)
+		log_warnx("job %s: its out files are over the limits; not "
+		    "returned", sl->job.job_id);
+	if (runner_job_result(&sl->job, &res, env, &rm) == ALX_OK) {
+		if (out.n > 0) {
+			rm.files = out.files;
+			rm.nfiles = out.n;
+		}
+		runner_post_result(rn, sl->job.id, sl->job.author, &rm,
+		    out.n > 0 ? &out : NULL);
+		rm.files = NULL;
+		rm.nfiles = 0;
+		alx_resultmeta_free(&rm);
+	}
+	runner_audit(&rn->audit, sl->job.id, sl->job.author, NULL, "job",
+	    sandbox_status_name(res.status), NULL);
+	runner_out_free(&out);
+	free(env);
+	sandbox_result_free(&res);
+	runner_mark_running(rn, &sl->job, 0);
+	runner_job_cleanup(&sl->job);
+	alx_buf_free(&sl->pout);
+	alx_buf_free(&sl->perr);
+	memset(sl, 0, sizeof(*sl));
+}
+
+/* Sandbox limits for a job from the session's limits and its asks. */
+static void
+runner_job_limits(struct runner *rn, const struct alx_jobmeta *jm,
+    struct sandbox_limits *lim)
+{
+	struct alx_private	priv;
+
+	sandbox_limits_default(lim);
+	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK) {
+		if (priv.has_limits) {
+			if (priv.limits.timeout_s > 0)
+				lim->wall_ms = priv.limits.timeout_s * 1000;
+			if (priv.limits.memory_mb > 0)
+				lim->mem_bytes = (uint64_t)priv.limits.memory_mb <<
+				    20;
+		}
+		alx_private_free(&priv);
+	}
+	if (jm->timeout_s > 0 && jm->timeout_s * 1000 < lim->wall_ms)
+		lim->wall_ms = jm->timeout_s * 1000;
+	if (jm->memory_mb > 0 && ((uint64_t)jm->memory_mb << 20) <
+	    lim->mem_bytes)
+		lim->mem_bytes = (uint64_t)jm->memory_mb << 20;
+}
+
+/* Fetch the payload of a python job into its work folder. */
+static int
+runner_fetch_source(struct runner *rn, struct runner_slot *sl,
+    const struct alx_item *job)
+{
+	char	*saved = NULL, *cause = NULL;
+	int	 r;
+
+	if (sl->job.meta.kind != ALX_JOBKIND_PYTHON)
+		return ALX_OK;
+	r = item_save(&rn->cs, job, sl->job.workdir, sl->job.meta.file, &saved,
+	    &cause);
+	if (r == ALX_OK && saved != NULL && strcmp(strrchr(saved, '/') + 1,
+	    sl->job.meta.file) != 0)
+		r = ALX_ERR_EXISTS;
+	free(saved);
+	free(cause);
+	return r;
+}
+
+static void
+runner_start(struct runner *rn, struct runner_slot *sl,
+    const struct alx_item *job, const struct alx_view_member *author,
+    struct alx_jobmeta *jm, const uint8_t kitem[ALX_KEY_LEN])
+{
+	struct sandbox_limits	 lim;
+	const struct alx_manifest *m = alx_view_manifest(&rn->cs.view);
+	struct alx_private	 priv;
+	char			*cause = NULL;
+	int			 r;
+
+	memset(sl, 0, sizeof(*sl));
+	sl->used = 1;
+	memcpy(sl->job.id, job->id, ALX_ID_LEN);
+	memcpy(sl->job.hash, job->hash, ALX_HASH_LEN);
+	memcpy(sl->job.author, job->author, ALX_FP_LEN);
+	memcpy(sl->job.kitem, kitem, ALX_KEY_LEN);
+	sl->job.meta = *jm;
+	memset(jm, 0, sizeof(*jm));
+	sl->job.output_cb = runner_output;
+	sl->job.output_arg = sl;
+	sl->item_max = m->item_max;
+	alx_buf_init(&sl->pout, PROGRESS_MAX + 1);
+	alx_buf_init(&sl->perr, PROGRESS_MAX + 1);
+	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK) {
+		sl->return_out = priv.has_limits && priv.limits.return_out;
+		alx_private_free(&priv);
+	}
+	runner_audit(&rn->audit, job->id, job->author, author->cert.name,
+	    "job", "accepted", NULL);
+	if ((r = runner_job_prepare(&sl->job, rn->workroot)) != ALX_OK ||
+	    (r = runner_fetch_source(rn, sl, job)) != ALX_OK) {
+		log_warnx("job %s: cannot prepare its folder: %s",
+		    sl->job.job_id, alx_errname(r));
+		runner_refuse(rn, job, author, "not_allowed");
+		runner_job_cleanup(&sl->job);
+		memset(sl, 0, sizeof(*sl));
+		return;
+	}
+	runner_job_limits(rn, &sl->job.meta, &lim);
+	runner_mark_running(rn, &sl->job, 1);
+	if ((r = runner_job_start(&sl->job, rn->be, &lim, rn->shim,
+	    &cause)) != ALX_OK) {
+		log_warnx("job %s: the sandbox did not start: %s",
+		    sl->job.job_id, cause ? cause : alx_errname(r));
+		free(cause);
+		runner_mark_running(rn, &sl->job, 0);
+		runner_refuse(rn, job, author, "not_allowed");
+		runner_job_cleanup(&sl->job);
+		memset(sl, 0, sizeof(*sl));
+		return;
+	}
+	log_info("job %s: started in slot %d", sl->job.job_id,
+	    (int)(sl - rn->slots));
+}
+
+static void
+runner_on_job(struct runner *rn, const struct alx_item *job,
+    const struct alx_view_member *author)
+{
+	struct runner_slot	*sl;
+	struct alx_jobmeta	 jm;
+	const char		*reason = NULL;
+	uint8_t			 kitem[ALX_KEY_LEN];
+	int			 v, r;
+
+	if (rn->stopping)
+		return;
+	v = runner_admit(&rn->cs.view, &rn->me, rn->seen, job, author,
+	    http_now(&rn->cs.http), kitem, &jm, &reason);
+	if (v == RUNNER_IGNORE)
+		return;
+	if (v == RUNNER_REFUSE) {
+		runner_seen_add(rn->seen, job->id, job->job.not_after);
+		runner_refuse(rn, job, author, reason);
+		return;
+	}
+	if ((sl = runner_slot_free(rn)) == NULL) {
+		alx_jobmeta_free(&jm);
+		alx_wipe(kitem, sizeof(kitem));
+		if (!job->job.is_label) {
+			runner_seen_add(rn->seen, job->id, job->job.not_after);
+			runner_refuse(rn, job, author, "runner_busy");
+		}
+		/* A label job waits at the relay for a free runner. */
+		return;
+	}
+	if ((r = runner_claim(rn, job)) != ALX_OK) {
+		log_info("job: not claimed (%s)", alx_errname(r));
+		alx_jobmeta_free(&jm);
+		alx_wipe(kitem, sizeof(kitem));
+		return;
+	}
+	/* Remembered durably before it runs: a replay cannot run it again. */
+	if (runner_seen_add(rn->seen, job->id, job->job.not_after) != ALX_OK) {
+		alx_jobmeta_free(&jm);
+		runner_refuse(rn, job, author, "replayed");
+		return;
+	}
+	runner_start(rn, sl, job, author, &jm, kitem);
+	alx_jobmeta_free(&jm);
+	alx_wipe(kitem, sizeof(kitem));
+}
+
+static int
+runner_on_event(struct csession *cs, const struct alx_view_event *ev,
+    void *arg)
+{
+	struct runner		*rn = arg;
+	struct runner_slot	*sl;
+	int			 approved;
+
+	(void)cs;
+	if (ev->type == ALX_EV_MANIFEST) {
+		approved = runner_is_approved(&rn->cs.view, &rn->me);
+		if (approved != rn->approved)
+			log_info("runner: %s", approved ? "approved by the "
+			    "owner: taking jobs" : "not approved: taking no "
+			    "new jobs");
+		rn->approved = approved;
+		return 0;
+	}
+	if (ev->type == ALX_EV_CLOSED) {
+		log_info("runner: the session was closed");
+		rn->stopping = 1;
+		return 1;
+	}
+	if (ev->type != ALX_EV_ITEM)
+		return 0;
+	if (strcmp(ev->item.kind, "job") == 0 && rn->approved)
+		runner_on_job(rn, &ev->item, ev->member);
+	else if (strcmp(ev->item.kind, "cancel") == 0 &&
+	    ev->item.has_reply_to &&
+	    (sl = runner_slot_by_job(rn, ev->item.reply_to)) != NULL) {
+		log_info("job %s: cancelled by its sender", sl->job.job_id);
+		sandbox_cancel(sl->job.sb);
+	}
+	return 0;
+}
+
+/* Step every running job; 1 when at least one runs. */
+static int
+runner_step(struct runner *rn)
+{
+	int	i, busy = 0;
+
+	for (i = 0; i < rn->nslots; i++) {
+		struct runner_slot *sl = &rn->slots[i];
+
+		if (!sl->used)
+			continue;
+		if (sandbox_step(sl->job.sb, 0) == 1) {
+			runner_finish(rn, sl);
+			continue;
+		}
+		busy = 1;
+		runner_progress(rn, sl, 0);
+	}
+	return busy;
+}
+
+int
+runner_announce(struct runner *rn)
+{
+	struct alx_announce	 a;
+	struct http_resp	 resp;
+	char			 path[128];
+	int			 r;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.sid, rn->cs.inv.sid, ALX_SID_LEN);
+	memcpy(a.runner, rn->me.fp, ALX_FP_LEN);
+	snprintf(a.name, sizeof(a.name), "%s", rn->me.name);
+	a.labels = rn->me.labels;
+	a.nlabels = rn->me.nlabels;
+	a.slots = rn->nslots;
+	a.kinds = rn->me.kinds;
+	snprintf(a.sandbox, sizeof(a.sandbox), "%s", rn->be->name);
+	snprintf(a.version, sizeof(a.version), "%s", ALX_VERSION_STRING);
+	a.time = http_now(&rn->cs.http);
+	r = alx_announce_sign(&a, &rn->cs.me.sk);
+	a.labels = NULL;
+	a.nlabels = 0;
+	if (r != ALX_OK)
+		return r;
+	csess_path(&rn->cs, path, sizeof(path), "/runners");
+	r = http_request(&rn->cs.http, "POST", path, a.obj.raw, a.obj.raw_len,
+	    NULL, 1, 4096, &resp);
+	http_resp_free(&resp);
+	alx_announce_free(&a);
+	return r;
+}
+
+int
+runner_run(struct runner *rn)
+{
+	int64_t	stop_at = 0;
+	int	busy = 0, r, i;
+
+	runner_recover(rn);
+	rn->approved = runner_is_approved(&rn->cs.view, &rn->me);
+	if (!rn->approved)
+		log_info("runner: waiting for the owner to approve key %s",
+		    rn->cs.view.me_fps);
+	for (;;) {
+		if (runner_stop && !rn->stopping) {
+			rn->stopping = 1;
+			stop_at = runner_now_ms() + (int64_t)rn->grace_s * 1000;
+			log_info("runner: stopping; running jobs have %d s",
+			    rn->grace_s);
+		}
+		busy = runner_step(rn);
+		if (rn->stopping) {
+			if (!busy)
+				break;
+			if (runner_now_ms() >= stop_at)
+				for (i = 0; i < rn->nslots; i++)
+					if (rn->slots[i].used)
+						sandbox_cancel(rn->slots[i].job.sb);
+			usleep(100 * 1000);
+			continue;
+		}
+		r = csess_poll(&rn->cs, busy ? POLL_BUSY_S : POLL_IDLE_S,
+		    runner_on_event, rn);
+		if (r != 0 && r != 1) {
+			log_warnx("runner: the relay: %s; retrying",
+			    alx_errname(r));
+			sleep(2);
+		}
+		runner_seen_prune(rn->seen, http_now(&rn->cs.http));
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * runner-loop.h: the running daemon's state (runner-loop.c, runnerd.c).
+ * Separate from runnerd.h because it needs the client's session API.
+ */
+#ifndef ALX_RUNNER_LOOP_H
+#define ALX_RUNNER_LOOP_H
+
+#include <signal.h>
+
+#include "client.h"
+#include "runnerd.h"
+
+struct runner_slot {
+	int			 used;
+	struct runner_job	 job;
+	struct alx_buf		 pout;		/* output not yet posted */
+	struct alx_buf		 perr;
+	int			 progress_cut;
+	int64_t			 last_progress;	/* ms */
+	int64_t			 pseq;
+	int			 return_out;
+	int64_t			 item_max;
+};
+
+struct runner {
+	struct client_ctx		 ctx;
+	struct csession			 cs;
+	struct runner_ident		 me;
+	struct runner_seen		*seen;
+	struct runner_audit		 audit;
+	const struct sandbox_backend	*be;
+	const char			*shim;
+	struct runner_slot		*slots;
+	int				 nslots;
+	int				 grace_s;
+	int				 approved;
+	int				 stopping;
+	char				 statedir[PATH_MAX];
+	char				 workroot[PATH_MAX];
+};
+
+extern volatile sig_atomic_t	runner_stop;
+
+int	runner_announce(struct runner *);
+int	runner_run(struct runner *);
+
+#endif /* ALX_RUNNER_LOOP_H */

@@ -1,0 +1,311 @@
+/*
+ * runnerd.c: airlox-runnerd, a long-lived service that runs the jobs of
+ * one execute session on the machine of the session's owner.
+ *
+ * main() is a checklist: options, log, state dir, invite, work root guard,
+ * sandbox check, join the session, announce, notify, loop, drain.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "log.h"
+#include "runnerd.h"
+#include "sandbox.h"
+#include "runner-loop.h"
+
+static void
+runner_signal(int sig)
+{
+	(void)sig;
+	runner_stop = 1;
+}
+
+static void
+runner_signals(void)
+{
+	struct sigaction	sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = runner_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+static void
+runner_notify(const char *what)
+{
+#ifdef HAVE_SYSTEMD
+	sd_notify(0, what);
+#else
+	(void)what;
+#endif
+}
+
+/* Read a file of at most max bytes, without a trailing newline. */
+static char *
+runner_read_small(const char *path, size_t max)
+{
+	char	*buf;
+	ssize_t	 n;
+	int	 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return NULL;
+	if ((buf = malloc(max + 1)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	n = read(fd, buf, max);
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return buf;
+}
+
+static int
+runner_write_secret(const char *path, const char *text)
+{
+	int	fd;
+	size_t	len = strlen(text);
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	if (fd == -1)
+		return ALX_ERR_IO;
+	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 ||
+	    fsync(fd) != 0) {
+		close(fd);
+		return ALX_ERR_IO;
+	}
+	return close(fd) == 0 ? ALX_OK : ALX_ERR_IO;
+}
+
+/* The invite: given now, or kept in the state dir from before. */
+static char *
+runner_invite(struct runner_cfg *cfg, struct runner *rn)
+{
+	char	 path[PATH_MAX], *inv = NULL;
+
+	runner_pathf(path, sizeof(path), "%s/invite", rn->statedir);
+	if (cfg->invite != NULL)
+		inv = strdup(cfg->invite);
+	else if (cfg->invite_file != NULL &&
+	    (inv = runner_read_small(cfg->invite_file, 1024)) == NULL)
+		fatalx("cannot read the invite from %s", cfg->invite_file);
+	else if (cfg->code != NULL) {
+		rn->ctx.relay = cfg->relay;
+		if (code_receive(&rn->ctx, cfg->code, &inv) != 0 || inv == NULL)
+			fatalx("the transfer code did not give an invite");
+	}
+	if (inv != NULL) {
+		if (runner_write_secret(path, inv) != ALX_OK)
+			fatalx("cannot keep the invite in %s", path);
+		return inv;
+	}
+	if ((inv = runner_read_small(path, 1024)) == NULL)
+		fatalx("no invite: give --invite-file, --code or AIRLOX_INVITE");
+	return inv;
+}
+
+/* The static job init: beside this program (a build tree) or installed. */
+static const char *
+runner_shim(void)
+{
+	static char	path[PATH_MAX];
+	char		self[PATH_MAX];
+	ssize_t		n;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		runner_pathf(path, sizeof(path), "%s/airlox-shim", dirname(self));
+		if (access(path, X_OK) == 0)
+			return path;
+	}
+	return NULL;	/* the installed one (SANDBOX_SHIM_PATH) */
+}
+
+static int
+runner_labels(struct runner *rn, const char *labels)
+{
+	char	*buf, *tok, *save = NULL, *p;
+
+	if (labels == NULL)
+		return ALX_OK;
+	if ((buf = strdup(labels)) == NULL)
+		return ALX_ERR_NOMEM;
+	for (p = buf; (tok = strtok_r(p, ",", &save)) != NULL; p = NULL) {
+		if (!alx_name_valid(tok) || rn->me.nlabels >= ALX_MAX_LABELS) {
+			free(buf);
+			return ALX_ERR_BAD_NAME;
+		}
+		rn->me.labels = reallocarray(rn->me.labels, rn->me.nlabels + 1,
+		    sizeof(char *));
+		if (rn->me.labels == NULL ||
+		    (rn->me.labels[rn->me.nlabels++] = strdup(tok)) == NULL)
+			fatalx("out of memory");
+	}
+	free(buf);
+	return ALX_OK;
+}
+
+/* What the sandbox enforces here; refuse weaker unless allowed. */
+static void
+runner_check_sandbox(struct runner *rn, const struct runner_cfg *cfg)
+{
+	struct sandbox_limits	lim;
+	char			text[1024];
+	int			missing;
+
+	sandbox_limits_default(&lim);
+	missing = sandbox_enforced(rn->be, &lim, text, sizeof(text));
+	log_info("sandbox %s: %s", rn->be->name, text);
+	if (strcmp(rn->be->name, "process") == 0)
+		log_warnx("sandbox process: jobs run as plain processes with "
+		    "rlimits only; use it for trusted code");
+	if (missing > 0 && !cfg->allow_weaker)
+		fatalx("sandbox %s: %d limit(s) cannot be enforced on this "
+		    "machine (see above); run as a system service for full "
+		    "limits, or start with --allow-weaker-sandbox", rn->be->name,
+		    missing);
+}
+
+static void
+runner_setup_dirs(struct runner *rn, const struct runner_cfg *cfg)
+{
+	char	*cause = NULL, sub[PATH_MAX];
+
+	if (cfg->state_dir != NULL)
+		runner_pathf(rn->statedir, sizeof(rn->statedir), "%s",
+		    cfg->state_dir);
+	else if (runner_state_default(rn->statedir, sizeof(rn->statedir)) !=
+	    ALX_OK)
+		fatalx("cannot find a state dir: give --state-dir");
+	if (runner_state_open(rn->statedir, &cause) != ALX_OK)
+		fatalx("%s", cause ? cause : "state dir refused");
+	runner_pathf(sub, sizeof(sub), "%s/running", rn->statedir);
+	mkdir(sub, 0700);
+	runner_pathf(sub, sizeof(sub), "%s/pending", rn->statedir);
+	mkdir(sub, 0700);
+	if (cfg->work_root != NULL)
+		runner_pathf(rn->workroot, sizeof(rn->workroot), "%s",
+		    cfg->work_root);
+	else
+		runner_pathf(rn->workroot, sizeof(rn->workroot), "%s-work",
+		    rn->statedir);
+	if (mkdir(rn->workroot, 0711) == -1 && errno != EEXIST)
+		fatal("work root %s", rn->workroot);
+	if (runner_work_root_check(rn->workroot, rn->statedir, &cause) !=
+	    ALX_OK) {
+		if (!cfg->force)
+			fatalx("%s", cause);
+		log_warnx("--force: %s; going on ANYWAY", cause);
+	}
+	free(cause);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct runner_cfg	 cfg;
+	struct runner		 rn;
+	char			*cause = NULL, *invite;
+	int			 r;
+
+	log_init("airlox-runnerd", LOG_LEVEL_INFO);
+	if (runner_cfg_parse(&cfg, argc, argv, &cause) != ALX_OK) {
+		fprintf(stderr, "airlox-runnerd: %s\n", cause ? cause :
+		    "bad options");
+		runner_usage(stderr);
+		return 2;
+	}
+	if (cfg.help) {
+		runner_usage(stdout);
+		return 0;
+	}
+	if (cfg.version) {
+		printf("airlox-runnerd %s\n", ALX_VERSION_STRING);
+		return 0;
+	}
+	log_setlevel(cfg.log_level);
+	if (alx_crypto_init() != ALX_OK)
+		fatalx("libsodium failed to initialise");
+	memset(&rn, 0, sizeof(rn));
+	rn.grace_s = cfg.grace_s;
+	if ((rn.be = sandbox_find(cfg.sandbox ? cfg.sandbox : "local")) == NULL)
+		fatalx("--sandbox %s: not a sandbox this runner has (local, "
+		    "process)", cfg.sandbox);
+	rn.shim = runner_shim();
+	runner_check_sandbox(&rn, &cfg);
+	runner_setup_dirs(&rn, &cfg);
+	if (cfg.name == NULL || !alx_name_valid(cfg.name))
+		fatalx("--name NAME is required ([a-z0-9][a-z0-9._-]*)");
+	if (runner_labels(&rn, cfg.labels) != ALX_OK)
+		fatalx("--labels: each label is [a-z0-9][a-z0-9._-]*");
+	if (runner_audit_open(&rn.audit, rn.statedir) != ALX_OK)
+		fatalx("cannot open the audit log in %s", rn.statedir);
+	if (runner_seen_open(&rn.seen, rn.statedir) != ALX_OK)
+		fatalx("cannot read the replay list in %s", rn.statedir);
+
+	/* The participant key lives in the state dir, not in a cache. */
+	setenv("XDG_CACHE_HOME", rn.statedir, 1);
+	rn.ctx.ca_file = cfg.ca_file;
+	rn.ctx.insecure_host = cfg.insecure_host;
+	rn.ctx.name = cfg.name;
+	rn.ctx.description = cfg.description;
+	rn.ctx.kind = ALX_PKIND_RUNNER;
+	invite = runner_invite(&cfg, &rn);
+	rn.ctx.invite = invite;
+	if ((r = csess_open(&rn.cs, &rn.ctx, CS_JOIN)) != 0)
+		fatalx("cannot join the session: %s", alx_errname(r));
+	if (rn.cs.inv.role != ALX_ROLE_RUNNER)
+		fatalx("the invite is a %s invite, not a runner invite",
+		    alx_role_name(rn.cs.inv.role));
+	rn.me.name = cfg.name;
+	memcpy(rn.me.fp, rn.cs.view.me_fp, ALX_FP_LEN);
+	rn.me.kinds = ALX_JOBKIND_SHELL | ALX_JOBKIND_PYTHON;
+	rn.nslots = cfg.concurrency;
+	if ((rn.slots = calloc((size_t)rn.nslots, sizeof(*rn.slots))) == NULL)
+		fatalx("out of memory");
+	if ((r = runner_announce(&rn)) != 0)
+		log_warnx("runner: announcement refused: %s", alx_errname(r));
+	log_info("runner %s: joined session %s with key %s, %d slot(s), "
+	    "sandbox %s", cfg.name, rn.cs.sidstr, rn.cs.view.me_fps,
+	    rn.nslots, rn.be->name);
+	runner_signals();
+	runner_notify("READY=1\nSTATUS=waiting for jobs");
+	runner_run(&rn);
+	runner_notify("STOPPING=1");
+
+	csess_close(&rn.cs);
+	runner_audit_close(&rn.audit);
+	runner_seen_free(rn.seen);
+	free(rn.slots);
+	alx_wipe(invite, strlen(invite));
+	free(invite);
+	runner_cfg_free(&cfg);
+	free(cause);
+	return 0;
+}
