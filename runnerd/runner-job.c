@@ -124,22 +124,21 @@ runner_job_prepare(struct runner_job *rj, const char *work_root)
 	    rj->jobdir) >= sizeof(rj->outdir))
 		return ALX_ERR_BAD_PATH;
 	memcpy(rj->job_id, idtxt, sizeof(rj->job_id));
-	if (mkdir(rj->jobdir, 0700) == -1) {
+	/* 0711: a process-sandbox job reaches $AIRLOX_OUT as its own uid. */
+	if (mkdir(rj->jobdir, 0711) == -1) {
 		rj->jobdir[0] = '\0';	/* not ours: never remove it */
 		return ALX_ERR_IO;
 	}
 	if ((r = runner_mkdir(rj->workdir)) != ALX_OK ||
 	    (r = runner_mkdir(rj->outdir)) != ALX_OK)
 		return r;
-	/* The job runs as another uid in the local sandbox. */
-	chmod(rj->workdir, 0777);
-	chmod(rj->outdir, 0777);
 	return runner_job_write_file(rj);
 }
 
 int
 runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
-    const struct sandbox_limits *lim, const char *shim, char **cause)
+    const struct sandbox_limits *lim, const char *shim, int slot,
+    char **cause)
 {
 	struct sandbox_spec	 spec;
 	const char		*argv[4];
@@ -164,6 +163,9 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
 	spec.env_allow = runner_env_allow;
 	spec.limits = *lim;
 	spec.shim_path = shim;
+	/* One host uid per slot: concurrent jobs cannot signal each other. */
+	spec.host_uid = SANDBOX_UID_BASE + (uid_t)slot;
+	spec.host_gid = SANDBOX_UID_BASE + (gid_t)slot;
 	spec.output_cb = rj->output_cb;
 	spec.output_arg = rj->output_arg;
 	return sandbox_start(be, &spec, &rj->sb, cause);

@@ -478,7 +478,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	runner_job_limits(rn, &sl->job.meta, &lim);
 	runner_mark_running(rn, &sl->job, 1);
 	if ((r = runner_job_start(&sl->job, rn->be, &lim, rn->shim,
-	    &cause)) != ALX_OK) {
+	    (int)(sl - rn->slots), &cause)) != ALX_OK) {
 		log_warnx("job %s: the sandbox did not start: %s",
 		    sl->job.job_id, cause ? cause : alx_errname(r));
 		free(cause);

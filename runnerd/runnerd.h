@@ -149,7 +149,8 @@ struct runner_job {
 };
 int	runner_job_prepare(struct runner_job *, const char *work_root);
 int	runner_job_start(struct runner_job *, const struct sandbox_backend *,
-	    const struct sandbox_limits *, const char *shim, char **cause);
+	    const struct sandbox_limits *, const char *shim, int slot,
+	    char **cause);
 int	runner_job_result(struct runner_job *, const struct sandbox_result *,
 	    const char *env_json, struct alx_resultmeta *);
 int	runner_refusal(const struct alx_item *job, const char *reason,

@@ -1,0 +1,121 @@
+/*
+ * jobinit.c: airlox-shim, the init of a job's sandbox.
+ *
+ *	airlox-shim command [arg ...]
+ *
+ * Started by the runner as pid 1 of the job's pid namespace, without
+ * capabilities, with no_new_privs, fds 0-2 for the job and fd 3 for its
+ * report. It forks the job into its own session, where Landlock and then
+ * seccomp are applied before the command is executed with the environment
+ * the shim was given. pid 1 then reaps every zombie, forwards SIGTERM,
+ * SIGINT, SIGHUP and SIGQUIT to the job's process group, and when the job
+ * ends writes "exit N" or "signal N" to fd 3 and exits; its death makes
+ * the kernel kill everything left in the namespace.
+ *
+ * Built static and without sanitizers, so it runs in any root file system
+ * and under the filter it installs. It prints only to the job's stderr.
+ */
+#include "config.h"
+
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define SHIM_REPORT_FD	3
+
+static void __attribute__((noreturn))
+shim_fail(const char *what, const char *detail)
+{
+	dprintf(SHIM_REPORT_FD, "error %s: %s\n", what, detail);
+	dprintf(STDERR_FILENO, "airlox-shim: %s: %s\n", what, detail);
+	_exit(125);
+}
+
+/* The job: its own session, Landlock, seccomp last, then exec. */
+static void __attribute__((noreturn))
+shim_job(char **argv, const sigset_t *oldmask)
+{
+	char	err[256];
+	int	abi, sig;
+
+	for (sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	if (sigprocmask(SIG_SETMASK, oldmask, NULL) != 0)
+		shim_fail("sigprocmask", strerror(errno));
+	if (setsid() == -1)
+		shim_fail("setsid", strerror(errno));
+	if (shim_landlock(&abi, err, sizeof err) < 0)
+		shim_fail("landlock", err);
+	if (shim_seccomp(err, sizeof err) != 0)
+		shim_fail("seccomp", err);
+	execvp(argv[0], argv);
+	dprintf(STDERR_FILENO, "airlox-shim: %s: %s\n", argv[0],
+	    strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static void __attribute__((noreturn))
+shim_report(int status)
+{
+	if (WIFSIGNALED(status)) {
+		dprintf(SHIM_REPORT_FD, "signal %d\n", WTERMSIG(status));
+		_exit(128 + WTERMSIG(status));
+	}
+	dprintf(SHIM_REPORT_FD, "exit %d\n", WEXITSTATUS(status));
+	_exit(WEXITSTATUS(status));
+}
+
+int
+main(int argc, char **argv)
+{
+	sigset_t	set, old;
+	siginfo_t	si;
+	pid_t		job, p;
+	int		status;
+
+	if (argc < 2) {
+		dprintf(STDERR_FILENO, "usage: airlox-shim command [arg ...]\n");
+		return 125;
+	}
+	if (fcntl(SHIM_REPORT_FD, F_SETFD, FD_CLOEXEC) == -1)
+		shim_fail("report fd", strerror(errno));
+	/* Nobody inside may open our fds or read our memory. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		shim_fail("dumpable", strerror(errno));
+	if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+		shim_fail("subreaper", strerror(errno));
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	if (sigprocmask(SIG_BLOCK, &set, &old) != 0)
+		shim_fail("sigprocmask", strerror(errno));
+	if ((job = fork()) == -1)
+		shim_fail("fork", strerror(errno));
+	if (job == 0)
+		shim_job(argv + 1, &old);
+	for (;;) {
+		if (sigwaitinfo(&set, &si) == -1)
+			continue;
+		if (si.si_signo != SIGCHLD) {
+			if (kill(-job, si.si_signo) == -1)
+				kill(job, si.si_signo);	/* before setsid */
+			continue;
+		}
+		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+			if (p == job)
+				shim_report(status);
+	}
+}

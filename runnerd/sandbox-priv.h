@@ -1,0 +1,103 @@
+/*
+ * sandbox-priv.h: what the sandbox backends share (not for the daemon).
+ */
+#ifndef ALX_SANDBOX_PRIV_H
+#define ALX_SANDBOX_PRIV_H
+
+#include <limits.h>
+
+#include "sandbox.h"
+
+#ifndef SANDBOX_SHIM_PATH
+#define SANDBOX_SHIM_PATH	"/usr/local/libexec/airlox/airlox-shim"
+#endif
+
+/* A job's cgroups: v2 (one dir) or v1 (memory and pids hierarchies). */
+struct sandbox_cgroup {
+	int		 version;	/* 0: none, 1, 2 */
+	int		 mem;		/* memory limit applied */
+	int		 pids;		/* pids limit applied */
+	char		 v2[PATH_MAX];
+	char		 v1mem[PATH_MAX];
+	char		 v1pids[PATH_MAX];
+	char		 why[160];	/* why no memory limit */
+	char		 why_pids[160];	/* why no pids limit */
+};
+
+struct sandbox_job {
+	const struct sandbox_backend	*be;
+	char			**argv;
+	char			**envp;
+	char			 *workspace;
+	char			 *outdir;
+	char			 *job_id;
+	char			 *shim;
+	struct sandbox_limits	  lim;
+	uid_t			  uid;		/* host uid of the job */
+	gid_t			  gid;
+	int			  as_root;
+	sandbox_output_cb	  cb;
+	void			 *cb_arg;
+
+	pid_t			  pid;		/* init / group leader */
+	int			  pidfd;
+	int			  pipes[2];	/* stdout, stderr read ends */
+	int			  report;	/* shim report pipe, or -1 */
+	char			  repbuf[256];
+	size_t			  replen;
+
+	int64_t			  t0;		/* ms, CLOCK_MONOTONIC */
+	int64_t			  t_end;
+	int64_t			  deadline;
+	int64_t			  kill_at;	/* SIGKILL time after TERM */
+	int64_t			  next_check;
+	int			  reason;	/* -1 or a sandbox_status */
+	int			  reaped;
+	int			  finished;	/* be->finish done */
+	int			  wstatus;
+	int64_t			  rusage_maxrss; /* bytes */
+
+	char			 *buf[2];
+	size_t			  len[2];
+	int			  trunc[2];
+
+	struct sandbox_cgroup	  cg;
+	char			  enforced[1024];
+};
+
+/* sandbox.c */
+int64_t	 sandbox_now_ms(void);
+void	 sandbox_enf_add(char *, size_t, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+int	 sandbox_set_rlimits(const struct sandbox_limits *, int procs_cap);
+void	 sandbox_childfail(int fd, const char *what, int err);
+
+/* sandbox-cgroup.c */
+int	 sandbox_cgroup_create(struct sandbox_cgroup *, const char *name,
+	    const struct sandbox_limits *);
+int	 sandbox_cgroup_attach(struct sandbox_cgroup *, pid_t);
+int	 sandbox_cgroup_oom(struct sandbox_cgroup *);
+int	 sandbox_cgroup_peak(struct sandbox_cgroup *, uint64_t *);
+void	 sandbox_cgroup_killall(struct sandbox_cgroup *);
+void	 sandbox_cgroup_destroy(struct sandbox_cgroup *);
+void	 sandbox_cgroup_describe(struct sandbox_cgroup *,
+	    const struct sandbox_limits *, char *, size_t);
+int	 sandbox_cgroup_probe(const struct sandbox_limits *, char *, size_t);
+
+/* sandbox-disk.c */
+int	 sandbox_disk_over(const char *const dirs[], uint64_t max_bytes,
+	    uint64_t max_inodes);
+int	 sandbox_workspace_own(const char *, uid_t, gid_t);
+
+/* sandbox-linux-mount.c */
+struct sandbox_mount_ctx {
+	int		 workfd;	/* O_PATH of the workspace */
+	int		 outfd;		/* O_PATH of the out dir */
+	uint64_t	 tmp_bytes;
+	uid_t		 uid;		/* inside */
+	gid_t		 gid;
+};
+int	 sandbox_mount_root(const struct sandbox_mount_ctx *, const char **what);
+int	 sandbox_net_lo_up(void);
+
+#endif /* ALX_SANDBOX_PRIV_H */

@@ -1,0 +1,168 @@
+/*
+ * sandbox.h: how airlox-runnerd runs one job, whatever the backend.
+ *
+ * OpenSSH-style backends: one file each, behind a small table of functions
+ * (struct sandbox_backend). The common part (sandbox.c) builds the job's
+ * clean environment, captures stdout and stderr through pipes with caps,
+ * enforces the wall-clock timeout, the disk quota and cancellation, and
+ * collects the outcome. A backend only starts the process tree, kills it,
+ * checks its kernel-side limits (the OOM killer) and cleans up.
+ *
+ *	local	 Linux namespaces + pivot_root + cgroup + Landlock + seccomp,
+ *		 with our own static init (airlox-shim) as pid 1 of the job.
+ *	process	 a plain process group with rlimits, for trusted code on
+ *		 systems without namespaces; its enforced text says so.
+ *
+ * Use:
+ *	be = sandbox_find("local");
+ *	sandbox_start(be, &spec, &job, &cause);	  (cause: malloc'd text)
+ *	while ((r = sandbox_step(job, 100)) == 0)   (or sandbox_wait())
+ *		... maybe sandbox_cancel(job) ...
+ *	sandbox_result(job, &res);  ...  sandbox_result_free(&res);
+ *	sandbox_free(job);
+ *
+ * Library-style: functions return 0 or a negative ALX_ERR_* code; nothing
+ * here prints or exits. No switch that weakens the sandbox exists here.
+ */
+#ifndef ALX_SANDBOX_H
+#define ALX_SANDBOX_H
+
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Fixed paths inside the local sandbox (also the job's environment). */
+#define SANDBOX_WORK_DIR	"/work"
+#define SANDBOX_OUT_DIR		"/out"
+
+/* Limits of one job; 0 means "the default" (see sandbox_limits_default). */
+struct sandbox_limits {
+	int64_t		 wall_ms;	/* wall-clock timeout */
+	uint64_t	 mem_bytes;	/* memory (cgroup; swap included) */
+	uint32_t	 pids;		/* tasks in the job (cgroup pids) */
+	uint64_t	 fsize_bytes;	/* RLIMIT_FSIZE */
+	uint32_t	 nofile;	/* RLIMIT_NOFILE */
+	uint64_t	 disk_bytes;	/* workspace + out dir quota */
+	uint64_t	 disk_inodes;	/* files in workspace + out dir */
+	uint64_t	 tmp_bytes;	/* size of the /tmp and /dev/shm tmpfs */
+	size_t		 out_cap;	/* bytes kept of stdout, and of stderr */
+	int64_t		 grace_ms;	/* SIGTERM -> SIGKILL on cancel */
+};
+
+/* Called with output as it arrives (progress streaming); may be NULL. */
+typedef void (*sandbox_output_cb)(void *arg, int fd, const char *, size_t);
+
+struct sandbox_spec {
+	const char *const	*argv;		/* argv[0]: absolute or in PATH */
+	const char		*workspace;	/* host dir, becomes /work */
+	const char		*outdir;	/* host dir, becomes /out */
+	const char		*job_id;	/* AIRLOX_JOB, [A-Za-z0-9_.-] */
+	/*
+	 * Names copied from the runner's environment when set (LANG, TZ,
+	 * LC_* ...). A name on the credentials deny list is never passed.
+	 */
+	const char *const	*env_allow;
+	struct sandbox_limits	 limits;
+	/*
+	 * local: the static airlox-shim binary (pid 1 of the job). NULL: the
+	 * installed one (SANDBOX_SHIM_PATH).
+	 */
+	const char		*shim_path;
+	/*
+	 * local, as root: the host uid/gid the job runs as (from the range
+	 * the runner owns, one per slot); 0 picks SANDBOX_UID_BASE. Ignored
+	 * when not root (the runner's own uid is mapped).
+	 */
+	uid_t			 host_uid;
+	gid_t			 host_gid;
+	sandbox_output_cb	 output_cb;
+	void			*output_arg;
+};
+
+#define SANDBOX_UID_BASE	((uid_t)2000000000u)
+#define SANDBOX_JOB_UID		1000	/* the job's uid and gid inside */
+
+/* The protocol's status vocabulary (sandbox_status_name()). */
+enum sandbox_status {
+	SANDBOX_COMPLETED = 0,	/* "completed": the job ended by itself */
+	SANDBOX_TIMEOUT,	/* "timeout" */
+	SANDBOX_KILLED_OOM,	/* "killed_oom" */
+	SANDBOX_CANCELLED,	/* "cancelled" */
+	SANDBOX_INTERRUPTED,	/* "interrupted" (runner restart; not here) */
+	SANDBOX_KILLED_DISK,	/* "killed_disk": workspace quota exceeded */
+};
+
+struct sandbox_result {
+	enum sandbox_status	 status;
+	int			 exited;	/* 1: exit_code valid */
+	int			 exit_code;
+	int			 signo;		/* killing signal, else 0 */
+	int64_t			 duration_ms;
+	uint64_t		 peak_mem;	/* bytes */
+	int			 peak_mem_known;
+	char			*out;		/* stdout, NUL-terminated */
+	size_t			 out_len;
+	int			 out_truncated;
+	char			*err;		/* stderr, NUL-terminated */
+	size_t			 err_len;
+	int			 err_truncated;
+	/* How each limit was enforced: no host path, one line per item. */
+	char			 enforced[1024];
+};
+
+struct sandbox_job;
+
+/* One backend: OpenSSH's pattern, a few functions per file. */
+struct sandbox_backend {
+	const char	*name;
+	/* Text of what would be enforced for these limits, without a job. */
+	int		(*enforced)(const struct sandbox_limits *, char *,
+			    size_t);
+	/* Start the tree; fds 1 and 2 of the job are the given pipes. */
+	int		(*start)(struct sandbox_job *, int outfd, int errfd,
+			    char **cause);
+	/* Kill: sig SIGTERM (graceful, to the job) or SIGKILL (all). */
+	void		(*kill)(struct sandbox_job *, int sig);
+	/* Periodic: 1 when the kernel OOM-killed a task of the job. */
+	int		(*oom)(struct sandbox_job *);
+	/* After the tree is gone: peak memory, then remove cgroups. */
+	void		(*finish)(struct sandbox_job *, struct sandbox_result *);
+};
+
+extern const struct sandbox_backend sandbox_linux_backend;
+extern const struct sandbox_backend sandbox_process_backend;
+
+/* "local" or "process"; NULL for another name. */
+const struct sandbox_backend *sandbox_find(const char *name);
+void		 sandbox_limits_default(struct sandbox_limits *);
+/* Fill zero fields of a limits struct with the defaults. */
+void		 sandbox_limits_fill(struct sandbox_limits *);
+/*
+ * What this machine enforces for these limits with this backend, as
+ * text for a result's env; returns the number of limits NOT enforced
+ * (0: all enforced), so a runner can refuse or warn.
+ */
+int		 sandbox_enforced(const struct sandbox_backend *,
+		    const struct sandbox_limits *, char *, size_t);
+/* 1 when a variable name is on the known-credentials deny list. */
+int		 sandbox_env_denied(const char *name);
+
+int		 sandbox_start(const struct sandbox_backend *,
+		    const struct sandbox_spec *, struct sandbox_job **,
+		    char **cause);
+/* Run the job for up to timeout_ms: 1 when finished, 0 still running. */
+int		 sandbox_step(struct sandbox_job *, int timeout_ms);
+/* Ask the job to stop: SIGTERM to the tree, SIGKILL after grace_ms. */
+void		 sandbox_cancel(struct sandbox_job *);
+/* Step until finished and fill res (owned by the caller). */
+int		 sandbox_wait(struct sandbox_job *, struct sandbox_result *);
+/* After sandbox_step() returned 1: move the outcome to res. */
+int		 sandbox_result(struct sandbox_job *, struct sandbox_result *);
+void		 sandbox_result_free(struct sandbox_result *);
+/* Kills what is left (SIGKILL) and releases everything. */
+void		 sandbox_free(struct sandbox_job *);
+const char	*sandbox_status_name(enum sandbox_status);
+/* File descriptors to watch in an event loop (pipes, pidfd); -1 unused. */
+int		 sandbox_fds(struct sandbox_job *, int fds[4]);
+
+#endif /* ALX_SANDBOX_H */

@@ -1,0 +1,178 @@
+/*
+ * sandbox-run.c: test entry point of the sandbox (not installed). Runs a
+ * command in a backend with given limits and prints the outcome as JSON.
+ *
+ *	sandbox-run [-E] [-b local|process] -w workspace -o outdir
+ *	    [-j id] [-s shim] [-t wall_ms] [-m mem] [-p pids] [-f fsize]
+ *	    [-n nofile] [-d disk] [-i inodes] [-T tmp] [-c outcap]
+ *	    [-C cancel_ms] [-e NAME]... -- command [arg ...]
+ *
+ * -E prints what the machine enforces for these limits and exits. There
+ * is no option that weakens the sandbox: the test drives the same code
+ * the daemon does.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "airlox.h"
+#include "sandbox.h"
+
+static int64_t
+now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static uint64_t
+num(const char *s)
+{
+	char			*end;
+	unsigned long long	 v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0') {
+		fprintf(stderr, "sandbox-run: bad number: %s\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+/* Job output is bytes: text when it is UTF-8, else base64url. */
+static void
+put_output(struct alx_jw *w, const char *key, const char *s, size_t len)
+{
+	char	k[32];
+
+	if (alx_utf8_valid((const uint8_t *)s, len) == 0) {
+		alx_jw_key(w, key);
+		alx_jw_strn(w, s, len);
+	} else {
+		snprintf(k, sizeof k, "%s_b64", key);
+		alx_jw_kb64(w, k, (const uint8_t *)s, len);
+	}
+}
+
+static int
+print_result(const struct sandbox_result *res, int rc)
+{
+	struct alx_jw	 w;
+	char		*text;
+	size_t		 len;
+	int		 r;
+
+	alx_jw_init(&w, 16 << 20);
+	alx_jw_obj_begin(&w);
+	alx_jw_kstr(&w, "status", sandbox_status_name(res->status));
+	alx_jw_kstr(&w, "error", alx_errname(rc));
+	alx_jw_kbool(&w, "exited", res->exited);
+	alx_jw_kint(&w, "exit_code", res->exit_code);
+	alx_jw_kint(&w, "signal", res->signo);
+	alx_jw_kint(&w, "duration_ms", res->duration_ms);
+	alx_jw_key(&w, "peak_mem");
+	if (res->peak_mem_known)
+		alx_jw_int(&w, (int64_t)res->peak_mem);
+	else
+		alx_jw_null(&w);
+	put_output(&w, "stdout", res->out, res->out_len);
+	alx_jw_kbool(&w, "stdout_truncated", res->out_truncated);
+	put_output(&w, "stderr", res->err, res->err_len);
+	alx_jw_kbool(&w, "stderr_truncated", res->err_truncated);
+	alx_jw_kstr(&w, "enforced", res->enforced);
+	alx_jw_obj_end(&w);
+	if ((r = alx_jw_finish(&w, &text, &len)) != 0) {
+		fprintf(stderr, "sandbox-run: json: %s\n", alx_errname(r));
+		alx_jw_free(&w);
+		return 1;
+	}
+	printf("%s\n", text);
+	free(text);
+	alx_jw_free(&w);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct sandbox_backend	*be;
+	struct sandbox_spec		 spec;
+	struct sandbox_result		 res;
+	struct sandbox_job		*job;
+	const char			*allow[32], *bname = "local";
+	char				*cause = NULL, text[1024];
+	int64_t				 cancel_ms = 0, t0;
+	size_t				 nallow = 0;
+	int				 c, r, enforced_only = 0;
+
+	memset(&spec, 0, sizeof spec);
+	spec.job_id = "test";
+	while ((c = getopt(argc, argv, "Eb:w:o:j:s:t:m:p:f:n:d:i:T:c:C:e:")) !=
+	    -1) {
+		switch (c) {
+		case 'E': enforced_only = 1; break;
+		case 'b': bname = optarg; break;
+		case 'w': spec.workspace = optarg; break;
+		case 'o': spec.outdir = optarg; break;
+		case 'j': spec.job_id = optarg; break;
+		case 's': spec.shim_path = optarg; break;
+		case 't': spec.limits.wall_ms = (int64_t)num(optarg); break;
+		case 'm': spec.limits.mem_bytes = num(optarg); break;
+		case 'p': spec.limits.pids = (uint32_t)num(optarg); break;
+		case 'f': spec.limits.fsize_bytes = num(optarg); break;
+		case 'n': spec.limits.nofile = (uint32_t)num(optarg); break;
+		case 'd': spec.limits.disk_bytes = num(optarg); break;
+		case 'i': spec.limits.disk_inodes = num(optarg); break;
+		case 'T': spec.limits.tmp_bytes = num(optarg); break;
+		case 'c': spec.limits.out_cap = (size_t)num(optarg); break;
+		case 'C': cancel_ms = (int64_t)num(optarg); break;
+		case 'e':
+			if (nallow + 1 >= sizeof allow / sizeof allow[0])
+				return 2;
+			allow[nallow++] = optarg;
+			break;
+		default:
+			return 2;
+		}
+	}
+	allow[nallow] = NULL;
+	spec.env_allow = allow;
+	if ((be = sandbox_find(bname)) == NULL) {
+		fprintf(stderr, "sandbox-run: unknown backend %s\n", bname);
+		return 2;
+	}
+	if (enforced_only) {
+		r = sandbox_enforced(be, &spec.limits, text, sizeof text);
+		printf("%s", text);
+		return r == 0 ? 0 : 1;
+	}
+	if (optind >= argc || spec.workspace == NULL || spec.outdir == NULL)
+		return 2;
+	spec.argv = (const char *const *)(argv + optind);
+	if ((r = sandbox_start(be, &spec, &job, &cause)) != 0) {
+		fprintf(stderr, "sandbox-run: start: %s: %s\n", alx_errname(r),
+		    cause != NULL ? cause : "");
+		free(cause);
+		return 1;
+	}
+	t0 = now_ms();
+	while ((r = sandbox_step(job, 50)) == 0)
+		if (cancel_ms > 0 && now_ms() - t0 >= cancel_ms)
+			sandbox_cancel(job);
+	if (r > 0)
+		r = sandbox_result(job, &res);
+	else
+		memset(&res, 0, sizeof res);
+	c = print_result(&res, r);
+	sandbox_result_free(&res);
+	sandbox_free(job);
+	return c;
+}
