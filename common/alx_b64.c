@@ -14,7 +14,7 @@
 static unsigned
 b64_in(unsigned x, unsigned lo, unsigned hi)
 {
-	unsigned	ge = ((x - lo) >> 8) ^ 1;	/* x >= lo (x, lo < 256) */
+	unsigned	ge = ((x - lo) >> 8) ^ 1;	/* x >= lo (< 256) */
 	unsigned	le = ((hi - x) >> 8) ^ 1;	/* x <= hi */
 
 	return (0u - (ge & le & 1)) & 0xff;
@@ -56,7 +56,8 @@ alx_b64_encode(char *out, const uint8_t *in, size_t n)
 	uint32_t	w;
 
 	for (i = 0; i + 3 <= n; i += 3) {
-		w = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+		w = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 |
+		    in[i + 2];
 		*out++ = b64_char((w >> 18) & 63);
 		*out++ = b64_char((w >> 12) & 63);
 		*out++ = b64_char((w >> 6) & 63);

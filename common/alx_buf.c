@@ -16,10 +16,13 @@
 #include "airlox/err.h"
 #include "airlox/buf.h"
 
+/* The cap in effect; one byte is kept for the NUL. */
 static size_t
 buf_max(const struct alx_buf *b)
 {
-	return b->max != 0 ? b->max : ALX_BUF_DEFAULT_MAX;
+	if (b->max == 0)
+		return ALX_BUF_DEFAULT_MAX;
+	return b->max < SIZE_MAX ? b->max : SIZE_MAX - 1;
 }
 
 void
@@ -61,9 +64,7 @@ alx_buf_reserve(struct alx_buf *b, size_t more)
 
 	if (b->len > max || more > max - b->len)
 		return ALX_ERR_TOO_LARGE;
-	want = b->len + more + 1;		/* cannot overflow: <= max + 1 */
-	if (max == SIZE_MAX)
-		return ALX_ERR_TOO_LARGE;
+	want = b->len + more + 1;	/* <= max + 1: no overflow */
 	if (b->data != NULL && want <= b->cap)
 		return 0;
 	ncap = b->cap < 64 ? 64 : b->cap;

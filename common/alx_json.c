@@ -28,19 +28,19 @@
 #define JSON_MAX_NUMLEN	64
 
 struct alx_json {
-	char		*text;		/* copy of the input, NUL-terminated */
+	char		*text;		/* copy of the input, + NUL */
 	size_t		 len;
 	jsmntok_t	*tok;
 	int		 ntok;
-	int		*kidoff;	/* container: index of its first child */
-	int		*kids;		/* children of containers, in order */
+	int		*kidoff;	/* container: first child in kids */
+	int		*kids;		/* children of containers */
 };
 
 /* State of the grammar pass. */
 struct json_scan {
 	const uint8_t	*p;
 	const uint8_t	*end;
-	uint8_t		*stack;		/* '{' or '[' per open container */
+	uint8_t		*stack;		/* { or [ per level */
 	size_t		 depth;
 	size_t		 max_depth;
 	size_t		 ntok;
@@ -353,7 +353,7 @@ json_scan_after(struct json_scan *s)
 				return r;
 			return 1;
 		}
-		if ((top == '{' && *s->p != '}') || (top == '[' && *s->p != ']'))
+		if (*s->p != (top == '{' ? '}' : ']'))
 			return ALX_ERR_BAD_JSON;
 		s->p++;
 		s->depth--;
@@ -371,7 +371,8 @@ json_scan(struct json_scan *s)
 		if (opened) {
 			json_skip_ws(s);
 			if (s->p < s->end &&
-			    *s->p == (s->stack[s->depth - 1] == '{' ? '}' : ']')) {
+			    *s->p == (s->stack[s->depth - 1] == '{' ?
+			    '}' : ']')) {
 				s->p++;
 				s->depth--;
 			} else if (s->stack[s->depth - 1] == '{') {
@@ -623,7 +624,7 @@ alx_json_parse(struct alx_json **out, const char *text, size_t len,
 	l.max_bytes = ALX_JSON_DEFAULT_MAX_BYTES;
 	l.max_depth = ALX_JSON_DEFAULT_MAX_DEPTH;
 	l.max_tokens = ALX_JSON_DEFAULT_MAX_TOKENS;
-	if (limits != NULL) {		/* a zero field keeps the default */
+	if (limits != NULL) {	/* a zero field keeps the default */
 		if (limits->max_bytes != 0)
 			l.max_bytes = limits->max_bytes;
 		if (limits->max_depth != 0)
@@ -631,8 +632,9 @@ alx_json_parse(struct alx_json **out, const char *text, size_t len,
 		if (limits->max_tokens != 0)
 			l.max_tokens = limits->max_tokens;
 	}
-	if (len > l.max_bytes || len > INT_MAX - 2 ||
-	    l.max_tokens > INT_MAX - 1)
+	if (l.max_tokens > INT_MAX - 1)	/* jsmn counts in int */
+		l.max_tokens = INT_MAX - 1;
+	if (len > l.max_bytes || len > INT_MAX - 2)
 		return ALX_ERR_TOO_LARGE;
 	if (memchr(text, '\0', len) != NULL)
 		return ALX_ERR_BAD_JSON;

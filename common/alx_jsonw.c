@@ -48,10 +48,10 @@ jw_value(struct alx_jw *w)
 	bit = (uint64_t)1 << w->depth;
 	if (w->depth == 0) {
 		if (w->nonempty & bit)
-			jw_fail(w, ALX_ERR_INVALID);	/* a second document */
+			jw_fail(w, ALX_ERR_INVALID);	/* 2nd document */
 	} else if (w->objmask & bit) {
 		if (!w->after_key)
-			jw_fail(w, ALX_ERR_INVALID);	/* a key is needed */
+			jw_fail(w, ALX_ERR_INVALID);	/* key needed */
 	} else if (w->nonempty & bit)
 		jw_putc(w, ',');
 	w->nonempty |= bit;

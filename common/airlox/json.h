@@ -36,7 +36,7 @@ struct alx_json_limits {
 	unsigned	max_depth;	/* nesting of objects and arrays */
 	unsigned	max_tokens;	/* values + keys */
 };
-/* Used when limits is NULL: 1 MiB, depth 16, 16384 tokens. */
+/* Used when limits is NULL (or a field is 0): 1 MiB, depth 16, 16384 tokens. */
 #define ALX_JSON_DEFAULT_MAX_BYTES	(1024 * 1024)
 #define ALX_JSON_DEFAULT_MAX_DEPTH	16
 #define ALX_JSON_DEFAULT_MAX_TOKENS	16384
@@ -61,20 +61,24 @@ int	alx_json_obj_at(const struct alx_json *, int obj, int i, int *keytok,
 /* Token of the i-th element of an array, or -1. */
 int	alx_json_arr_at(const struct alx_json *, int arr, int i);
 
-/* Unescaped copy of a string token (NUL-terminated; len excludes NUL). */
+/*
+ * Unescaped copy of a string token (NUL-terminated; len excludes NUL). With
+ * lenp NULL, a string holding an escaped NUL (\u0000) is ALX_ERR_INVALID.
+ */
 int	alx_json_str(const struct alx_json *, int tok, char **out,
 	    size_t *lenp);
 /* 1 when the string token equals s after unescaping, 0 otherwise. */
 int	alx_json_str_eq(const struct alx_json *, int tok, const char *s);
 int	alx_json_int(const struct alx_json *, int tok, int64_t *out);
 int	alx_json_bool(const struct alx_json *, int tok, int *out);
-/* Raw bytes of a value token as it appears in the input. */
+/* Raw bytes of a value token as it appears in the input (strings quoted). */
 int	alx_json_raw(const struct alx_json *, int tok, const char **p,
 	    size_t *lenp);
 
 /*
  * Member getters: ALX_ERR_MISSING when absent, ALX_ERR_TYPE on the wrong
  * type, ALX_ERR_TOO_LARGE / ALX_ERR_RANGE when outside the bounds given.
+ * get_str: maxlen counts unescaped bytes; an escaped NUL is ALX_ERR_INVALID.
  */
 int	alx_json_get_str(const struct alx_json *, int obj, const char *key,
 	    char **out, size_t maxlen);
@@ -96,7 +100,7 @@ struct alx_jw {
 	struct alx_buf	 buf;
 	int		 err;		/* first error, sticky */
 	unsigned	 depth;
-	uint64_t	 nonempty;	/* bit per depth: a value was written */
+	uint64_t	 nonempty;	/* bit per depth: holds a value */
 	uint64_t	 objmask;	/* bit per depth: inside an object */
 	int		 after_key;
 };
@@ -111,6 +115,7 @@ void	alx_jw_arr_end(struct alx_jw *);
 void	alx_jw_key(struct alx_jw *, const char *);
 void	alx_jw_str(struct alx_jw *, const char *);
 void	alx_jw_strn(struct alx_jw *, const char *, size_t);
+/* Integers within +-(2^53 - 1) only, else ALX_ERR_RANGE (as the reader). */
 void	alx_jw_int(struct alx_jw *, int64_t);
 void	alx_jw_bool(struct alx_jw *, int);
 void	alx_jw_null(struct alx_jw *);

@@ -60,7 +60,7 @@ static const char *bad[] = {
 	"Zm9vYh",
 	"Zm9v.",	/* other characters */
 	"Zm9v*A",
-	"Zm9v\x80" "A",
+	"Zm9v\x80\x41",
 	"Zm\xc3\xa9",
 	"Zm9v%3D",
 };

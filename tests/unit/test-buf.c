@@ -16,7 +16,8 @@ test_cap(void)
 	is_int(alx_buf_add(&b, "0123456789", 10), 0, "fill to the cap");
 	is_int(b.len, 10, "len is the cap");
 	ok(b.data[10] == '\0', "NUL after the data");
-	is_int(alx_buf_addc(&b, 'x'), ALX_ERR_TOO_LARGE, "one byte past the cap");
+	is_int(alx_buf_addc(&b, 'x'), ALX_ERR_TOO_LARGE,
+	    "one byte past the cap");
 	is_int(alx_buf_add(&b, "", 0), 0, "empty add at the cap");
 	is_int(b.len, 10, "failed add leaves len");
 	is_str((char *)b.data, "0123456789", "failed add leaves the bytes");
@@ -50,6 +51,12 @@ test_default_cap(void)
 	    "max 0 means the default cap");
 	is_int(alx_buf_reserve(&b, 1000), 0, "small reserve under the default");
 	ok(b.cap >= 1001, "reserve leaves room for the NUL");
+	alx_buf_free(&b);
+
+	alx_buf_init(&b, SIZE_MAX);
+	is_int(alx_buf_addstr(&b, "no cap"), 0, "max SIZE_MAX works");
+	is_int(alx_buf_reserve(&b, SIZE_MAX - 6), ALX_ERR_TOO_LARGE,
+	    "max SIZE_MAX: no room left for the NUL");
 	alx_buf_free(&b);
 
 	memset(&b, 0, sizeof(b));

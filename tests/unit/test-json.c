@@ -19,7 +19,7 @@
 struct jcase {
 	const char	*s;
 	size_t		 len;
-	int		 want;	/* 0 or the error; for valid: the root type */
+	int		 want;	/* error, or root type if valid */
 };
 
 static const struct jcase valid[] = {
@@ -64,7 +64,7 @@ static const struct jcase valid[] = {
 	{ L("{\"a\":[1,2],\"b\":{\"a\":1}}"), ALX_JSON_OBJECT },
 	{ L("[{\"a\":1},{\"a\":1}]"), ALX_JSON_ARRAY },
 	{ L("[[[[]]]]"), ALX_JSON_ARRAY },
-	{ L("[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]"), ALX_JSON_ARRAY },	/* 16 */
+	{ L("[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]"), ALX_JSON_ARRAY },
 	{ L("[\"\\u12aB\"]"), ALX_JSON_ARRAY },
 };
 
@@ -351,19 +351,23 @@ test_limits(void)
 	is_int(alx_json_parse(&j, L("{\"a\":[{}]}"), &l), ALX_ERR_TOO_DEEP,
 	    "objects and arrays both count");
 
-	/* Deep input with a generous depth: no recursion in the parser. */
-	s = nested(200000, &len);
-	l.max_depth = 300000;
+	/*
+	 * Deep input with a generous depth: no recursion in the parser (jsmn
+	 * costs O(depth) per closing bracket, hence the limit matters).
+	 */
+	s = nested(5000, &len);
+	l.max_depth = 5000;
 	l.max_bytes = len;
-	l.max_tokens = 300000;
-	is_int(alx_json_parse(&j, s, len, &l), 0, "200000 levels when allowed");
-	is_int(alx_json_arr_len(j, 199999), 0, "innermost array is empty");
+	l.max_tokens = 5000;
+	is_int(alx_json_parse(&j, s, len, &l), 0, "5000 levels when allowed");
+	is_int(alx_json_arr_len(j, 4999), 0, "innermost array is empty");
+	is_int(alx_json_arr_len(j, 4998), 1, "next one holds it");
 	alx_json_free(j);
 	is_int(alx_json_parse(&j, s, len, NULL), ALX_ERR_TOO_DEEP,
-	    "200000 levels with the default limits");
+	    "5000 levels with the default limits");
 	s[len - 1] = ' ';
 	is_int(alx_json_parse(&j, s, len, &l), ALX_ERR_BAD_JSON,
-	    "200000 levels, one missing bracket");
+	    "5000 levels, one missing bracket");
 	free(s);
 
 	/* Default token limit: 16384. */
@@ -403,6 +407,13 @@ test_limits(void)
 	is_int(alx_json_parse(&j, s, len, NULL), ALX_ERR_TOO_DEEP,
 	    "default depth 16 + 1");
 	free(s);
+	memset(&l, 0, sizeof(l));
+	l.max_tokens = UINT32_MAX;
+	l.max_depth = UINT32_MAX;
+	l.max_bytes = SIZE_MAX;
+	is_int(alx_json_parse(&j, L("[[1,{\"a\":2}]]"), &l), 0,
+	    "huge limits are clamped, not refused");
+	alx_json_free(j);
 	is_int(alx_json_parse(NULL, L("{}"), NULL), ALX_ERR_INVALID,
 	    "NULL out");
 	is_int(alx_json_parse(&j, NULL, 0, NULL), ALX_ERR_INVALID,
@@ -533,7 +544,8 @@ test_access(void)
 	    "int of true");
 	is_int(alx_json_int(j, alx_json_obj_get(j, 0, "nu"), &x), ALX_ERR_TYPE,
 	    "int of null");
-	is_int(alx_json_int(j, 9999, &x), ALX_ERR_INVALID, "int of a bad index");
+	is_int(alx_json_int(j, 9999, &x), ALX_ERR_INVALID,
+	    "int of a bad index");
 
 	/* Booleans and null. */
 	ok(alx_json_bool(j, alx_json_obj_get(j, 0, "t"), &b) == 0 && b == 1,
@@ -745,7 +757,7 @@ test_writer(void)
 	WERR(ALX_ERR_INVALID, "nothing written");
 	WERR(ALX_ERR_INVALID, "key at the top", alx_jw_key(&w, "a"));
 	WERR(ALX_ERR_INVALID, "key in an array", alx_jw_arr_begin(&w);
-	    alx_jw_key(&w, "a"); alx_jw_arr_end(&w));
+	    alx_jw_key(&w, "a"); alx_jw_int(&w, 1); alx_jw_arr_end(&w));
 	WERR(ALX_ERR_INVALID, "value without a key", alx_jw_obj_begin(&w);
 	    alx_jw_int(&w, 1); alx_jw_obj_end(&w));
 	WERR(ALX_ERR_INVALID, "container without a key", alx_jw_obj_begin(&w);
@@ -764,7 +776,8 @@ test_writer(void)
 	    alx_jw_obj_end(&w));
 	WERR(ALX_ERR_INVALID, "two documents", alx_jw_int(&w, 1);
 	    alx_jw_int(&w, 2));
-	WERR(ALX_ERR_BAD_UTF8, "invalid UTF-8 value", alx_jw_str(&w, "\xc0\xaf"));
+	WERR(ALX_ERR_BAD_UTF8, "invalid UTF-8 value",
+	    alx_jw_str(&w, "\xc0\xaf"));
 	WERR(ALX_ERR_BAD_UTF8, "surrogate in UTF-8",
 	    alx_jw_str(&w, "\xed\xa0\x80"));
 	WERR(ALX_ERR_BAD_UTF8, "invalid UTF-8 key", alx_jw_obj_begin(&w);
