@@ -1,0 +1,181 @@
+#!/bin/bash
+# test.sh: the whole airlox test run, on Debian 12 from a fresh clone (CI runs exactly this).
+#
+#	scripts/test.sh [--quick] [--no-san] [--no-fuzz] [--clean]
+#
+# Steps, each in its own out-of-tree build directory in the source tree:
+#	1. scripts/install-deps.sh, then autoreconf -fi
+#	2. build/       configure --enable-werror; make; make check
+#	3. build-san/   configure CC=gcc --enable-sanitizers; make; make check (ASan, UBSan, LSan)
+#	4. build-fuzz/  configure CC=clang --enable-fuzz; make fuzz; tests/fuzz/run.sh runs each
+#	                fuzz target for FUZZ_SECONDS (default 30) on a copy of its corpus
+#
+#	--quick    step 2 only
+#	--no-san   skip step 3
+#	--no-fuzz  skip step 4
+#	--clean    remove the build directories first
+#
+# Environment: JOBS (make -j, default 2), FUZZ_SECONDS (default 30), FUZZ_JOBS (fuzz targets
+# run at once, default: the CPU count), TEST_VERBOSE=1 (also print each passing test point).
+#
+# The logs of failing tests are printed. The last line adds up the automake test results of
+# every pass and the fuzz targets: "N passed, N failed, N skipped" (a step that fails before
+# its tests run counts as one failure). Exit status: 0 when nothing failed, 1 otherwise.
+
+set -u
+set -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+
+do_san=yes
+do_fuzz=yes
+clean=no
+jobs=${JOBS:-2}
+export FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+
+usage()
+{
+	sed -n '2,19s/^# \{0,1\}//p' "$0"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) do_san=no; do_fuzz=no ;;
+	--no-san) do_san=no ;;
+	--no-fuzz) do_fuzz=no ;;
+	--clean) clean=yes ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "test.sh: unknown option: $1" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/airlox-test.XXXXXX") || exit 1
+trap 'rm -rf "$scratch"' EXIT
+failures=$scratch/failures.tap	# "not ok" lines for steps that failed before any test ran
+: >"$failures"
+suites=()			# build directories whose test-suite.log counts
+taps=()				# TAP files that count
+started=$SECONDS
+
+section()
+{
+	printf '\n==== %s (%s)\n' "$*" "$(elapsed $((SECONDS - started)))"
+}
+
+elapsed()
+{
+	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
+}
+
+# A step failed before its tests could run: it counts as one failed test.
+step_failed()
+{
+	echo "not ok - $*" >>"$failures"
+	echo "test.sh: FAILED: $*" >&2
+}
+
+# Print the logs of the tests that failed in a build directory's last `make check`: all
+# but the passing test points, and of a long log its first 100 and last 200 such lines,
+# where a sanitizer's report ends up.
+show_failed_logs()
+{
+	local dir=$1 stamp=$2 trs log lines
+
+	while IFS= read -r trs; do
+		grep -q -E '^:global-test-result: (FAIL|ERROR|XPASS)' "$trs" || continue
+		log=${trs%.trs}.log
+		printf '\n---- %s (passing test points left out)\n' "${log#"$top"/}"
+		grep -v -E '^(ok [0-9]|PASS: )' "$log" >"$scratch/failed.log"
+		lines=$(wc -l <"$scratch/failed.log")
+		if [ "$lines" -le 300 ]; then
+			cat "$scratch/failed.log"
+		else
+			head -n 100 "$scratch/failed.log"
+			echo "[... $((lines - 300)) lines left out; the full log is $log]"
+			tail -n 200 "$scratch/failed.log"
+		fi
+	done < <(find "$dir" -name '*.trs' -newer "$stamp" | sort)
+}
+
+# Configure DIR and make TARGET there: configure_and_make NAME DIR TARGET CONFIGURE-ARGS...
+# Returns non-zero, after counting the failure, when either step fails.
+configure_and_make()
+{
+	local name=$1 dir=$2 target=$3
+	shift 3
+
+	section "$name: $dir: configure $*"
+	mkdir -p "$dir"
+	if ! (cd "$dir" && "$top/configure" -q "$@"); then
+		step_failed "$name: configure failed (see $dir/config.log)"
+		return 1
+	fi
+	section "$name: make $target"
+	if ! make -C "$dir" -j"$jobs" --no-print-directory "$target"; then
+		step_failed "$name: make $target failed"
+		return 1
+	fi
+}
+
+# One build and `make check`: check_pass NAME DIR CONFIGURE-ARGS...
+check_pass()
+{
+	local name=$1 dir=$2 rc
+	shift 2
+
+	configure_and_make "$name" "$dir" all "$@" || return
+	section "$name: make check"
+	rm -f "$dir/test-suite.log"
+	touch "$scratch/$name.stamp"
+	# One line per passing TAP test point is noise: show the rest unless TEST_VERBOSE=1.
+	make -C "$dir" -j"$jobs" --no-print-directory check 2>&1 |
+	    if [ "${TEST_VERBOSE:-0}" = 1 ]; then cat; else grep -v '^PASS: '; fi
+	rc=${PIPESTATUS[0]}
+	if [ ! -f "$dir/test-suite.log" ]; then
+		step_failed "$name: make check failed before running the tests"
+		return
+	fi
+	suites+=("$dir")
+	if [ "$rc" -ne 0 ]; then
+		show_failed_logs "$dir" "$scratch/$name.stamp"
+		sh tests/summary.sh "$dir" >/dev/null 2>&1 &&
+		    step_failed "$name: make check exited $rc though no test failed"
+	fi
+}
+
+# The fuzz targets, each run for FUZZ_SECONDS on a copy of its corpus.
+fuzz_pass()
+{
+	configure_and_make fuzz build-fuzz fuzz CC=clang --enable-fuzz || return
+	section "fuzz: tests/fuzz/run.sh, $FUZZ_SECONDS s per target"
+	bash tests/fuzz/run.sh -b build-fuzz | tee "$scratch/fuzz.tap"
+	taps+=(-t "$scratch/fuzz.tap")
+	grep -q '^1\.\.' "$scratch/fuzz.tap" || step_failed "fuzz: tests/fuzz/run.sh did not finish"
+}
+
+if [ $clean = yes ]; then
+	rm -rf build build-san build-fuzz
+fi
+
+section "dependencies: scripts/install-deps.sh"
+sh scripts/install-deps.sh </dev/null || step_failed "scripts/install-deps.sh failed"
+
+section "autoreconf -fi"
+if autoreconf -fi >"$scratch/autoreconf.log" 2>&1; then
+	check_pass plain build --enable-werror
+	if [ $do_san = yes ]; then
+		ASAN_OPTIONS=detect_leaks=1 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		    check_pass sanitizers build-san CC=gcc --enable-sanitizers
+	fi
+	[ $do_fuzz = yes ] && fuzz_pass
+else
+	cat "$scratch/autoreconf.log" >&2
+	step_failed "autoreconf -fi failed"
+fi
+
+section "done"
+echo "test.sh: total time $(elapsed $((SECONDS - started)))"
+sh tests/summary.sh -t "$failures" "${taps[@]}" "${suites[@]}"
