@@ -341,3 +341,22 @@ alx_item_is_to(const struct alx_item *it, const uint8_t fp[ALX_FP_LEN])
 			return 1;
 	return 0;
 }
+
+int
+alx_item_check_manifest(const struct alx_item *it,
+    const struct alx_manifest *m)
+{
+	if (it->mv != m->ver || it->epoch != m->epoch)
+		return ALX_ERR_STALE_MANIFEST;
+	if (it->size > m->item_max)
+		return ALX_ERR_TOO_LARGE;
+	return ALX_OK;
+}
+
+int
+alx_item_check_expiry(const struct alx_item *it, int64_t now)
+{
+	if (it->has_job && it->job.not_after < now)
+		return ALX_ERR_EXPIRED;
+	return ALX_OK;
+}

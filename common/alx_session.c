@@ -310,3 +310,20 @@ alx_manifest_finish(struct alx_manifest *m, const struct alx_signkey *owner,
 		return r;
 	return alx_manifest_sign(m, owner);
 }
+
+int
+alx_manifest_revoke_member(struct alx_manifest *m,
+    const struct alx_member *who, const struct alx_member *members,
+    size_t nmembers, const struct alx_private *priv,
+    uint8_t new_seed[ALX_SEED_LEN], uint8_t ekey[ALX_KEY_LEN])
+{
+	int	r;
+
+	if (who->role == ALX_ROLE_OWNER)
+		return ALX_ERR_WRONG_ROLE;
+	if ((r = alx_manifest_revoke(m, who->fp)) != ALX_OK ||
+	    (r = alx_manifest_rotate_role(m, who->role, new_seed, members,
+	    nmembers)) != ALX_OK)
+		return r;
+	return alx_manifest_new_epoch(m, ekey, priv, members, nmembers);
+}

@@ -306,10 +306,8 @@ alx_view_add_item(struct alx_view *v, const char *json, size_t len,
 		return r;
 	if ((r = alx_item_open(&it, json, len, v->sid, au->cert.pk)) != ALX_OK)
 		return r;
-	if (it.mv != m->ver) {
-		r = ALX_ERR_STALE_MANIFEST;
+	if ((r = alx_item_check_manifest(&it, m)) != ALX_OK)
 		goto fail;
-	}
 	/* Our own item, noted when posted, now seen in the log: once. */
 	if (alx_view_own_seen(v, &it)) {
 		if (it.has_job && alx_view_job(v, it.id) == NULL &&

@@ -1,7 +1,7 @@
 /*
  * jobinit.c: airlox-shim, the init of a job's sandbox.
  *
- *	airlox-shim command [arg ...]
+ *	airlox-shim [--egress PORT] -- command [arg ...]
  *
  * Started by the runner as pid 1 of the job's pid namespace, without
  * capabilities, with no_new_privs, fds 0-2 for the job and fd 3 for its
@@ -11,6 +11,12 @@
  * SIGINT, SIGHUP and SIGQUIT to the job's process group, and when the job
  * ends writes "exit N" or "signal N" to fd 3 and exits; its death makes
  * the kernel kill everything left in the namespace.
+ *
+ * With --egress (network mode `allow`), fd 4 is the job's socket to the
+ * runner's egress proxy: before the job starts, pid 1 listens on
+ * 127.0.0.1:PORT and forks a forwarder (under the same seccomp filter)
+ * that hands every accepted connection to the proxy. The job inherits
+ * neither fd.
  *
  * Built static and without sanitizers, so it runs in any root file system
  * and under the filter it installs. It prints only to the job's stderr.
@@ -32,6 +38,17 @@
 #include "shim.h"
 
 #define SHIM_REPORT_FD	3
+#define SHIM_EGRESS_FD	4
+
+#ifdef SANDBOX_TEST_WEAKEN
+static unsigned	shim_weaken;	/* test builds only: --weaken */
+#else
+#define shim_weaken	0U	/* the shipped shim: nothing can be off */
+#endif
+#define W_RW		0x002
+#define W_SECCOMP	0x020
+#define W_FDS		0x040
+#define W_LANDLOCK	0x200
 
 static void __attribute__((noreturn))
 shim_fail(const char *what, const char *detail)
@@ -54,10 +71,13 @@ shim_job(char **argv, const sigset_t *oldmask)
 		shim_fail("sigprocmask", strerror(errno));
 	if (setsid() == -1)
 		shim_fail("setsid", strerror(errno));
-	if (shim_landlock(&abi, err, sizeof err) < 0)
+	if (!(shim_weaken & (W_LANDLOCK | W_RW)) &&
+	    shim_landlock(&abi, err, sizeof err) < 0)
 		shim_fail("landlock", err);
-	if (shim_seccomp(err, sizeof err) != 0)
+	if (!(shim_weaken & W_SECCOMP) && shim_seccomp(err, sizeof err) != 0)
 		shim_fail("seccomp", err);
+	if (shim_weaken & W_FDS)
+		fcntl(SHIM_REPORT_FD, F_SETFD, 0);
 	execvp(argv[0], argv);
 	dprintf(STDERR_FILENO, "airlox-shim: %s: %s\n", argv[0],
 	    strerror(errno));
@@ -75,16 +95,77 @@ shim_report(int status)
 	_exit(WEXITSTATUS(status));
 }
 
+/*
+ * The egress forwarder: listen first (the job cannot take the port), then
+ * a child with nothing but the listener and the proxy's socket.
+ */
+static void
+shim_egress_start(unsigned port)
+{
+	char	err[256];
+	pid_t	pid;
+	int	lfd, nul, sig;
+
+	if ((lfd = shim_egress_listen(port, NULL)) < 0)
+		shim_fail("egress listen", strerror(-lfd));
+	if ((pid = fork()) == -1)
+		shim_fail("fork", strerror(errno));
+	if (pid == 0) {
+		for (sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+			dup2(nul, 2);
+		}
+		close(SHIM_REPORT_FD);
+		setsid();
+		if (!(shim_weaken & W_SECCOMP) &&
+		    shim_seccomp(err, sizeof err) != 0)
+			_exit(125);
+		shim_egress_forward(lfd, SHIM_EGRESS_FD);
+		_exit(0);
+	}
+	close(lfd);
+	close(SHIM_EGRESS_FD);
+}
+
+/* Options before "--"; returns the index of the command. */
+static int
+shim_options(int argc, char **argv, unsigned *egress)
+{
+	int	i;
+
+	*egress = 0;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return i + 1 < argc ? i + 1 : -1;
+		if (strcmp(argv[i], "--egress") == 0 && i + 1 < argc)
+			*egress = (unsigned)strtoul(argv[++i], NULL, 10);
+#ifdef SANDBOX_TEST_WEAKEN
+		else if (strcmp(argv[i], "--weaken") == 0 && i + 1 < argc)
+			shim_weaken = (unsigned)strtoul(argv[++i], NULL, 10);
+#endif
+		else
+			return -1;
+	}
+	return -1;
+}
+
 int
 main(int argc, char **argv)
 {
 	sigset_t	set, old;
 	siginfo_t	si;
 	pid_t		job, p;
-	int		status;
+	unsigned	egress;
+	int		status, cmd;
 
-	if (argc < 2) {
-		dprintf(STDERR_FILENO, "usage: airlox-shim command [arg ...]\n");
+	if ((cmd = shim_options(argc, argv, &egress)) < 0 ||
+	    (egress != 0 && (egress > 65535 || fcntl(SHIM_EGRESS_FD, F_GETFD) ==
+	    -1))) {
+		dprintf(STDERR_FILENO, "usage: airlox-shim [--egress PORT] -- "
+		    "command [arg ...]\n");
 		return 125;
 	}
 	if (fcntl(SHIM_REPORT_FD, F_SETFD, FD_CLOEXEC) == -1)
@@ -102,10 +183,12 @@ main(int argc, char **argv)
 	sigaddset(&set, SIGQUIT);
 	if (sigprocmask(SIG_BLOCK, &set, &old) != 0)
 		shim_fail("sigprocmask", strerror(errno));
+	if (egress != 0)
+		shim_egress_start(egress);
 	if ((job = fork()) == -1)
 		shim_fail("fork", strerror(errno));
 	if (job == 0)
-		shim_job(argv + 1, &old);
+		shim_job(argv + cmd, &old);
 	for (;;) {
 		if (sigwaitinfo(&set, &si) == -1)
 			continue;

@@ -225,7 +225,7 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 		*reason = "replayed";
 		return RUNNER_REFUSE;
 	}
-	if (job->job.not_after < now) {
+	if (alx_item_check_expiry(job, now) != ALX_OK) {
 		*reason = "expired";
 		return RUNNER_REFUSE;
 	}

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,12 +49,12 @@ static const char *const mount_root_links[] = {
 /* Read-only system dirs of /etc that jobs' tools need, when present. */
 static const char *const mount_etc_dirs[] = {
 	"alternatives", "python3", "python3.11", "python3.12", "python3.13",
-	NULL
+	"ssl/certs", NULL
 };
 
 /* Copied (small) host files of /etc. */
 static const char *const mount_etc_files[] = {
-	"ld.so.cache", NULL
+	"ld.so.cache", "ssl/openssl.cnf", NULL
 };
 
 /* Flags a user namespace may not clear on a bind from the host. */
@@ -209,6 +210,13 @@ mount_etc(const struct sandbox_mount_ctx *ctx)
 		return r;
 	snprintf(text, sizeof text, "root:x:0:\njob:x:%u:\nnogroup:x:65534:\n",
 	    (unsigned)ctx->gid);
+	if (lstat("/etc/ssl", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    mkdir(STAGE "/etc/ssl", 0755) != 0)
+		return -errno;
+	/* Mode full: the host's resolver configuration (a copy). */
+	if (ctx->net_host && (r = mount_copy("/etc/resolv.conf",
+	    STAGE "/etc/resolv.conf")) != 0)
+		return r;
 	if ((r = mount_write(STAGE "/etc/group", text, 0644)) != 0 ||
 	    (r = mount_write(STAGE "/etc/nsswitch.conf",
 	    "passwd: files\ngroup: files\nshadow: files\nhosts: files\n"
@@ -285,6 +293,15 @@ mount_dev(const struct sandbox_mount_ctx *ctx)
 	if ((r = mount_tmpfs(STAGE "/dev/shm", MS_NOSUID | MS_NODEV |
 	    MS_NOEXEC, "1777", ctx->tmp_bytes)) != 0)
 		return r;
+#ifdef SANDBOX_TEST_WEAKEN
+	if (sandbox_test_weaken & SANDBOX_WEAKEN_DEVS) {
+		if ((fd = open(STAGE "/dev/extra", O_WRONLY | O_CREAT |
+		    O_CLOEXEC, 0666)) != -1)
+			close(fd);
+	}
+	if (sandbox_test_weaken & SANDBOX_WEAKEN_RW)
+		return 0;
+#endif
 	/* Read-only /dev itself (nodes stay writable: they are binds). */
 	if (mount(NULL, STAGE "/dev", NULL, MS_REMOUNT | MS_RDONLY |
 	    MS_NOSUID | MS_NOEXEC, "mode=0755,size=65536") != 0)
@@ -340,9 +357,33 @@ mount_pivot(void)
 static int
 mount_root_ro(void)
 {
+#ifdef SANDBOX_TEST_WEAKEN
+	if (sandbox_test_weaken & SANDBOX_WEAKEN_RW)
+		return 0;
+#endif
 	return mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
 	    MS_NOSUID | MS_NODEV, NULL);
 }
+
+#ifdef SANDBOX_TEST_WEAKEN
+/* Test builds: bind a host dir at its own path (mkdir -p first). */
+static int
+mount_weaken_dir(const char *dir)
+{
+	char	path[PATH_MAX], *p;
+
+	if (dir == NULL || dir[0] != '/' ||
+	    (size_t)snprintf(path, sizeof path, STAGE "%s", dir) >= sizeof path)
+		return 0;
+	for (p = path + strlen(STAGE) + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	mkdir(path, 0755);
+	return mount_bind(dir, path, MS_RDONLY | MS_NOSUID | MS_NODEV, 0);
+}
+#endif
 
 int
 sandbox_mount_root(const struct sandbox_mount_ctx *ctx, const char **what)
@@ -364,6 +405,9 @@ sandbox_mount_root(const struct sandbox_mount_ctx *ctx, const char **what)
 	STEP("/tmp tmpfs", mount_tmpfs(STAGE "/tmp", MS_NOSUID | MS_NODEV,
 	    "1777", ctx->tmp_bytes));
 	STEP("/dev", mount_dev(ctx));
+#ifdef SANDBOX_TEST_WEAKEN
+	STEP("weaken: extra bind", mount_weaken_dir(ctx->weaken_dir));
+#endif
 	STEP("mkdir /proc", mount_mkdir(STAGE "/proc"));
 	*what = "mount /proc";
 	if (mount("proc", STAGE "/proc", "proc", MS_NOSUID | MS_NODEV |
@@ -375,6 +419,91 @@ sandbox_mount_root(const struct sandbox_mount_ctx *ctx, const char **what)
 	if (chdir(SANDBOX_WORK_DIR) != 0)
 		return -errno;
 	return 0;
+}
+
+/* Append name to a space-separated list (sorted by the caller's order). */
+static int
+mount_list_add(char *buf, size_t len, const char *name)
+{
+	size_t	used = strlen(buf);
+	int	n;
+
+	n = snprintf(buf + used, len - used, "%s%s", used ? " " : "", name);
+	return n < 0 || (size_t)n >= len - used ? ALX_ERR_TOO_LARGE : 0;
+}
+
+static int
+mount_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The mount points sandbox_mount_root() makes on this host, sorted. */
+int
+sandbox_linux_mounts(char *buf, size_t len)
+{
+	static char	 names[32][96];
+	const char	*v[32];
+	struct stat	 st;
+	size_t		 n = 0, i;
+	int		 r = 0;
+
+	if (len == 0)
+		return ALX_ERR_INVALID;
+	buf[0] = '\0';
+#define ADD(s) do { if (n < 32) { snprintf(names[n], sizeof names[n], \
+	"%s", (s)); v[n] = names[n]; n++; } } while (0)
+	ADD("/"); ADD("/usr"); ADD(SANDBOX_WORK_DIR); ADD(SANDBOX_OUT_DIR);
+	ADD("/tmp"); ADD("/dev"); ADD("/dev/shm"); ADD("/proc");
+	for (i = 0; mount_dev_nodes[i] != NULL; i++) {
+		char	p[64];
+
+		snprintf(p, sizeof p, "/dev/%s", mount_dev_nodes[i]);
+		ADD(p);
+	}
+	for (i = 0; mount_root_links[i] != NULL; i++) {
+		char	p[64];
+
+		snprintf(p, sizeof p, "/%s", mount_root_links[i]);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			ADD(p);
+	}
+	for (i = 0; mount_etc_dirs[i] != NULL; i++) {
+		char	p[96];
+
+		snprintf(p, sizeof p, "/etc/%s", mount_etc_dirs[i]);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			ADD(p);
+	}
+#undef ADD
+	qsort(v, n, sizeof v[0], mount_cmp);
+	for (i = 0; i < n && r == 0; i++)
+		r = mount_list_add(buf, len, v[i]);
+	return r;
+}
+
+/* The names in the sandbox's /dev, sorted. */
+int
+sandbox_linux_devs(char *buf, size_t len)
+{
+	static const char *const extra[] = {
+		"fd", "shm", "stderr", "stdin", "stdout", NULL
+	};
+	const char	*v[32];
+	size_t		 n = 0, i;
+	int		 r = 0;
+
+	if (len == 0)
+		return ALX_ERR_INVALID;
+	buf[0] = '\0';
+	for (i = 0; mount_dev_nodes[i] != NULL && n < 32; i++)
+		v[n++] = mount_dev_nodes[i];
+	for (i = 0; extra[i] != NULL && n < 32; i++)
+		v[n++] = extra[i];
+	qsort(v, n, sizeof v[0], mount_cmp);
+	for (i = 0; i < n && r == 0; i++)
+		r = mount_list_add(buf, len, v[i]);
+	return r;
 }
 
 /* Bring up loopback in the new network namespace; nothing else exists. */

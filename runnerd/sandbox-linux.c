@@ -68,6 +68,7 @@ struct linux_child {
 	int				 syncw;		/* its write end */
 	int				 errw;		/* write: failure */
 	int				 outfd, errfd, repw;
+	int				 egressfd;	/* or -1 */
 	char				**argv;		/* shim + job argv */
 	int				 mem_rlimit;
 	int				 nproc_rlimit;
@@ -102,7 +103,7 @@ linux_userns_ok(void)
 
 static void
 linux_describe(const struct sandbox_limits *l, struct sandbox_cgroup *cg,
-    uid_t uid, int as_root, char *buf, size_t len)
+    uid_t uid, int as_root, enum sandbox_net net, char *buf, size_t len)
 {
 	int	abi = linux_landlock_abi();
 
@@ -114,7 +115,19 @@ linux_describe(const struct sandbox_limits *l, struct sandbox_cgroup *cg,
 	sandbox_enf_add(buf, len, "uid: %s", as_root ?
 	    "unprivileged host uid from the runner's range" :
 	    "the runner's own uid (user namespace)");
-	sandbox_enf_add(buf, len, "network: none (loopback only)");
+	switch (net) {
+	case SANDBOX_NET_PROXY:
+		sandbox_enf_add(buf, len, "network: allow list through the "
+		    "runner's egress proxy (loopback only, no route; "
+		    "127.0.0.1:%d)", SANDBOX_EGRESS_PORT);
+		break;
+	case SANDBOX_NET_HOST:
+		sandbox_enf_add(buf, len, "network: full (the host's network, "
+		    "runner started with --network)");
+		break;
+	default:
+		sandbox_enf_add(buf, len, "network: none (loopback only)");
+	}
 	sandbox_enf_add(buf, len, "wall clock: %lld ms, whole tree killed",
 	    (long long)l->wall_ms);
 	sandbox_cgroup_describe(cg, l, buf, len);
@@ -148,7 +161,7 @@ linux_enforced(const struct sandbox_limits *l, char *buf, size_t len)
 	}
 	snprintf(name, sizeof name, "airlox-probe-%ld", (long)getpid());
 	sandbox_cgroup_create(&cg, name, l);
-	linux_describe(l, &cg, 0, as_root, buf, len);
+	linux_describe(l, &cg, 0, as_root, SANDBOX_NET_NONE, buf, len);
 	sandbox_cgroup_destroy(&cg);
 	return 0;
 }
@@ -206,10 +219,15 @@ linux_drop_caps(void)
 	struct __user_cap_data_struct	data[2];
 	int				cap;
 
-	for (cap = 0; cap < 64; cap++)
+	for (cap = 0; cap < 64; cap++) {
+#ifdef SANDBOX_TEST_WEAKEN
+		if (sandbox_test_weaken & SANDBOX_WEAKEN_CAPS)
+			break;
+#endif
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1 &&
 		    errno != EINVAL)
 			return -errno;
+	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
 		return -errno;
 	/* uid 0 means nothing to exec() from now on, locked. */
@@ -230,17 +248,21 @@ linux_drop_caps(void)
 static int
 linux_fds(struct linux_child *c)
 {
-	int	o, e, rp, nul;
+	int	o, e, rp, nul, eg = -1;
 
 	if ((o = fcntl(c->outfd, F_DUPFD_CLOEXEC, 10)) == -1 ||
 	    (e = fcntl(c->errfd, F_DUPFD_CLOEXEC, 10)) == -1 ||
 	    (rp = fcntl(c->repw, F_DUPFD_CLOEXEC, 10)) == -1 ||
+	    (c->egressfd != -1 &&
+	    (eg = fcntl(c->egressfd, F_DUPFD_CLOEXEC, 10)) == -1) ||
 	    (nul = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
 		return -errno;
 	if (dup2(nul, 0) == -1 || dup2(o, 1) == -1 || dup2(e, 2) == -1 ||
-	    dup2(rp, 3) == -1)
+	    dup2(rp, 3) == -1 ||
+	    (eg != -1 && dup2(eg, SANDBOX_EGRESS_FD) == -1))
 		return -errno;
-	if (syscall(SYS_close_range, 4U, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+	if (syscall(SYS_close_range, eg != -1 ? SANDBOX_EGRESS_FD + 1U : 4U,
+	    ~0U, CLOSE_RANGE_CLOEXEC) != 0)
 		return -errno;
 	return 0;
 }
@@ -279,6 +301,21 @@ linux_reopen(struct linux_child *c)
 	return linux_reopen1(&c->mctx.outfd, c->job->outdir);
 }
 
+/* A new network namespace unless the job has the host's (mode full). */
+static unsigned long
+linux_ns_flags(const struct sandbox_job *job)
+{
+	unsigned long	fl = LINUX_NS_FLAGS;
+
+	if (job->net == SANDBOX_NET_HOST)
+		fl &= ~(unsigned long)CLONE_NEWNET;
+#ifdef SANDBOX_TEST_WEAKEN
+	if (sandbox_test_weaken & SANDBOX_WEAKEN_NETNS)
+		fl &= ~(unsigned long)CLONE_NEWNET;
+#endif
+	return fl;
+}
+
 static void __attribute__((noreturn))
 linux_child(struct linux_child *c)
 {
@@ -301,7 +338,8 @@ linux_child(struct linux_child *c)
 		sandbox_childfail(c->errw, "cgroup namespace", errno);
 	if (sethostname("airlox", 6) != 0 || setdomainname("airlox", 6) != 0)
 		sandbox_childfail(c->errw, "hostname", errno);
-	if ((r = sandbox_net_lo_up()) != 0)
+	if ((linux_ns_flags(c->job) & CLONE_NEWNET) &&
+	    (r = sandbox_net_lo_up()) != 0)
 		sandbox_childfail(c->errw, "loopback", -r);
 	if ((r = sandbox_mount_root(&c->mctx, &what)) != 0)
 		sandbox_childfail(c->errw, what, -r);
@@ -316,6 +354,9 @@ linux_child(struct linux_child *c)
 	}
 	if ((r = linux_drop_caps()) != 0)
 		sandbox_childfail(c->errw, "drop capabilities", -r);
+#ifdef SANDBOX_TEST_WEAKEN
+	if (!(sandbox_test_weaken & SANDBOX_WEAKEN_SECCOMP))
+#endif
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		sandbox_childfail(c->errw, "no_new_privs", errno);
 	syscall(SYS_execveat, c->shimfd, "", c->argv, c->job->envp,
@@ -335,8 +376,8 @@ linux_launcher(struct linux_child *c, int pidw)
 
 	if (geteuid() == 0 && setgroups(0, NULL) != 0)
 		sandbox_childfail(c->errw, "setgroups", errno);
-	pid = (pid_t)syscall(SYS_clone, LINUX_NS_FLAGS | CLONE_PARENT, NULL,
-	    NULL, NULL, 0);
+	pid = (pid_t)syscall(SYS_clone, linux_ns_flags(c->job) | CLONE_PARENT,
+	    NULL, NULL, NULL, 0);
 	if (pid == 0)
 		linux_child(c);
 	if (pid < 0)
@@ -430,6 +471,33 @@ linux_spawn(struct sandbox_job *job, struct linux_child *c)
 	return 0;
 }
 
+/* airlox-shim [--egress PORT] -- command [arg ...] */
+static void
+linux_shim_argv(struct sandbox_job *job, struct linux_child *c, size_t n)
+{
+	static char	port[16];
+	size_t		i, k = 0;
+
+	c->argv[k++] = (char *)"airlox-shim";
+	if (job->net == SANDBOX_NET_PROXY) {
+		snprintf(port, sizeof port, "%d", SANDBOX_EGRESS_PORT);
+		c->argv[k++] = (char *)"--egress";
+		c->argv[k++] = port;
+	}
+#ifdef SANDBOX_TEST_WEAKEN
+	{
+		static char	w[16];
+
+		snprintf(w, sizeof w, "%u", sandbox_test_weaken);
+		c->argv[k++] = (char *)"--weaken";
+		c->argv[k++] = w;
+	}
+#endif
+	c->argv[k++] = (char *)"--";
+	for (i = 0; i < n; i++)
+		c->argv[k++] = job->argv[i];
+}
+
 static int
 linux_start(struct sandbox_job *job, int outfd, int errfd, char **cause)
 {
@@ -445,13 +513,19 @@ linux_start(struct sandbox_job *job, int outfd, int errfd, char **cause)
 	snprintf(name, sizeof name, "airlox-%s-%ld-%u", job->job_id,
 	    (long)getpid(), linux_seq++);
 	sandbox_cgroup_create(&job->cg, name, &job->lim);
-	linux_describe(&job->lim, &job->cg, job->uid, job->as_root,
+	linux_describe(&job->lim, &job->cg, job->uid, job->as_root, job->net,
 	    job->enforced, sizeof job->enforced);
 	c.mem_rlimit = !job->cg.mem;
 	c.nproc_rlimit = job->as_root;
 	c.mctx.tmp_bytes = job->lim.tmp_bytes;
 	c.mctx.uid = SANDBOX_JOB_UID;
 	c.mctx.gid = SANDBOX_JOB_UID;
+	c.mctx.net_host = job->net == SANDBOX_NET_HOST;
+	c.egressfd = job->egress_fd;
+#ifdef SANDBOX_TEST_WEAKEN
+	if (sandbox_test_weaken & SANDBOX_WEAKEN_MOUNTS)
+		c.mctx.weaken_dir = sandbox_test_weaken_dir;
+#endif
 	if (job->as_root && (sandbox_workspace_own(job->workspace, job->uid,
 	    job->gid) != 0 || sandbox_workspace_own(job->outdir, job->uid,
 	    job->gid) != 0)) {
@@ -462,13 +536,11 @@ linux_start(struct sandbox_job *job, int outfd, int errfd, char **cause)
 		goto out;
 	for (n = 0; job->argv[n] != NULL; n++)
 		;
-	if ((c.argv = calloc(n + 2, sizeof *c.argv)) == NULL) {
+	if ((c.argv = calloc(n + 8, sizeof *c.argv)) == NULL) {
 		r = ALX_ERR_NOMEM;
 		goto out;
 	}
-	c.argv[0] = (char *)"airlox-shim";
-	for (i = 0; i < n; i++)
-		c.argv[i + 1] = job->argv[i];
+	linux_shim_argv(job, &c, n);
 	if (pipe2(sync, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) ||
 	    pipe2(rep, O_CLOEXEC)) {
 		r = ALX_ERR_IO;

@@ -38,6 +38,8 @@ struct sandbox_job {
 	int			  as_root;
 	sandbox_output_cb	  cb;
 	void			 *cb_arg;
+	enum sandbox_net	  net;
+	int			  egress_fd;	/* PROXY: our copy, else -1 */
 
 	pid_t			  pid;		/* init / group leader */
 	int			  pidfd;
@@ -96,6 +98,10 @@ struct sandbox_mount_ctx {
 	uint64_t	 tmp_bytes;
 	uid_t		 uid;		/* inside */
 	gid_t		 gid;
+	int		 net_host;	/* copy /etc/resolv.conf */
+#ifdef SANDBOX_TEST_WEAKEN
+	const char	*weaken_dir;	/* test builds: a host dir bound in */
+#endif
 };
 int	 sandbox_mount_root(const struct sandbox_mount_ctx *, const char **what);
 int	 sandbox_net_lo_up(void);

@@ -52,6 +52,11 @@ static const char *const sandbox_env_deny[] = {
 	NULL
 };
 
+#ifdef SANDBOX_TEST_WEAKEN
+unsigned	 sandbox_test_weaken;
+const char	*sandbox_test_weaken_dir;
+#endif
+
 static const char *const sandbox_status_names[] = {
 	"completed", "timeout", "killed_oom", "cancelled", "interrupted",
 	"killed_disk"
@@ -167,6 +172,31 @@ sandbox_enforced(const struct sandbox_backend *be,
 }
 
 int
+sandbox_env_allow_denied(const char *const *allow, char *buf, size_t len)
+{
+	size_t	i, used = 0;
+	int	n = 0, w;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (i = 0; allow != NULL && allow[i] != NULL; i++) {
+		if (!sandbox_env_denied(allow[i]))
+			continue;
+		n++;
+		if (len == 0 || used >= len)
+			continue;
+		w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+		    allow[i]);
+		if (w < 0 || (size_t)w >= len - used) {
+			buf[used] = '\0';
+			used = len;
+		} else
+			used += (size_t)w;
+	}
+	return n;
+}
+
+int
 sandbox_env_denied(const char *name)
 {
 	size_t	i;
@@ -208,6 +238,26 @@ sandbox_env_push(char **env, size_t *n, const char *name, const char *val)
 	return 0;
 }
 
+/* Mode PROXY: every proxy variable at the forwarder, NO_PROXY empty. */
+static int
+sandbox_env_proxy(char **env, size_t *n)
+{
+	static const char *const names[] = {
+		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
+		"https_proxy", "all_proxy", NULL
+	};
+	char	url[64];
+	size_t	i;
+	int	r = 0;
+
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", SANDBOX_EGRESS_PORT);
+	for (i = 0; names[i] != NULL; i++)
+		r |= sandbox_env_push(env, n, names[i], url);
+	r |= sandbox_env_push(env, n, "NO_PROXY", "");
+	r |= sandbox_env_push(env, n, "no_proxy", "");
+	return r;
+}
+
 /* The job's environment: fixed names first, then the allow list. */
 static int
 sandbox_env_build(struct sandbox_job *job, const struct sandbox_spec *spec,
@@ -229,6 +279,18 @@ sandbox_env_build(struct sandbox_job *job, const struct sandbox_spec *spec,
 	    fixed ? SANDBOX_OUT_DIR : job->outdir);
 	r |= sandbox_env_push(env, &n, "AIRLOX_JOB", job->job_id);
 	r |= sandbox_env_push(env, &n, "TMPDIR", "/tmp");
+	if (fixed && job->net == SANDBOX_NET_PROXY)
+		r |= sandbox_env_proxy(env, &n);
+#ifdef SANDBOX_TEST_WEAKEN
+	if (sandbox_test_weaken & SANDBOX_WEAKEN_ENV) {
+		extern char **environ;
+
+		for (i = 0; r == 0 && environ[i] != NULL && n + 2 <
+		    SANDBOX_ENV_MAX; i++)
+			if ((env[n] = strdup(environ[i])) != NULL)
+				env[++n] = NULL;
+	}
+#endif
 	for (i = 0; r == 0 && spec->env_allow != NULL &&
 	    spec->env_allow[i] != NULL; i++) {
 		if (!sandbox_env_name_ok(spec->env_allow[i]) ||
@@ -280,11 +342,24 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 	job->be = be;
 	job->pid = -1;
 	job->pidfd = job->pipes[0] = job->pipes[1] = job->report = -1;
+	job->egress_fd = -1;
 	job->reason = -1;
 	job->lim = spec->limits;
 	sandbox_limits_fill(&job->lim);
 	job->cb = spec->output_cb;
 	job->cb_arg = spec->output_arg;
+	job->net = spec->net;
+	job->egress_fd = -1;
+	if (job->net == SANDBOX_NET_PROXY && strcmp(be->name, "local") == 0) {
+		struct stat	st;
+
+		if (fstat(spec->egress_fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+			return ALX_ERR_INVALID;
+		if ((job->egress_fd = fcntl(spec->egress_fd, F_DUPFD_CLOEXEC,
+		    3)) == -1)
+			return ALX_ERR_IO;
+	} else if (job->net == SANDBOX_NET_PROXY)
+		job->net = SANDBOX_NET_NONE;	/* process: nothing to proxy */
 	for (n = 0; spec->argv[n] != NULL; n++)
 		if (n > 4096)
 			return ALX_ERR_TOO_LARGE;
@@ -686,6 +761,8 @@ sandbox_free(struct sandbox_job *job)
 		close(job->report);
 	if (job->pidfd != -1)
 		close(job->pidfd);
+	if (job->egress_fd != -1)
+		close(job->egress_fd);
 	sandbox_strv_free(job->argv);
 	sandbox_strv_free(job->envp);
 	free(job->workspace);

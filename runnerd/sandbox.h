@@ -35,6 +35,26 @@
 #define SANDBOX_WORK_DIR	"/work"
 #define SANDBOX_OUT_DIR		"/out"
 
+/*
+ * The job's network (issue 8, rule R1):
+ *	NONE	a network namespace with loopback only (the default);
+ *	PROXY	the same, plus airlox-shim listening on 127.0.0.1:
+ *		SANDBOX_EGRESS_PORT and handing each connection to the
+ *		runner's egress proxy over egress_fd; HTTP_PROXY, HTTPS_PROXY
+ *		and ALL_PROXY (and lower case) point there, NO_PROXY empty;
+ *	HOST	no network namespace: the host's network (mode `full`, only
+ *		with the runner's --network), /etc/resolv.conf copied in.
+ * The process backend never isolates the network (its enforced text
+ * says so); it sets no proxy.
+ */
+enum sandbox_net {
+	SANDBOX_NET_NONE = 0,
+	SANDBOX_NET_PROXY,
+	SANDBOX_NET_HOST
+};
+#define SANDBOX_EGRESS_PORT	3128
+#define SANDBOX_EGRESS_FD	4	/* in airlox-shim */
+
 /* Limits of one job; 0 means "the default" (see sandbox_limits_default). */
 struct sandbox_limits {
 	int64_t		 wall_ms;	/* wall-clock timeout */
@@ -77,6 +97,10 @@ struct sandbox_spec {
 	gid_t			 host_gid;
 	sandbox_output_cb	 output_cb;
 	void			*output_arg;
+	enum sandbox_net	 net;
+	int			 egress_fd;	/* PROXY: the job's socket
+						 * (runner_egress_job); the
+						 * sandbox keeps a copy */
 };
 
 #define SANDBOX_UID_BASE	((uid_t)2000000000u)
@@ -146,6 +170,39 @@ int		 sandbox_enforced(const struct sandbox_backend *,
 		    const struct sandbox_limits *, char *, size_t);
 /* 1 when a variable name is on the known-credentials deny list. */
 int		 sandbox_env_denied(const char *name);
+/*
+ * Rule R3 at start: the names of an operator's allow list that are on the
+ * deny list (never passed), comma-separated into buf; returns how many.
+ */
+int		 sandbox_env_allow_denied(const char *const *allow, char *buf,
+		    size_t len);
+/*
+ * local: the mount points the sandbox makes on this host, and the names
+ * in its /dev, each sorted and separated by one space (what verify
+ * compares /proc/self/mountinfo and /dev with).
+ */
+int		 sandbox_linux_mounts(char *buf, size_t len);
+int		 sandbox_linux_devs(char *buf, size_t len);
+
+#ifdef SANDBOX_TEST_WEAKEN
+/*
+ * Test builds only (-DSANDBOX_TEST_WEAKEN, tests/runnerd/verify-weak):
+ * switch one protection off to show that the probe guarding it fails.
+ * Never compiled into the shipped programs.
+ */
+#define SANDBOX_WEAKEN_NETNS	0x001	/* no network namespace */
+#define SANDBOX_WEAKEN_RW	0x002	/* root and /dev writable, no Landlock */
+#define SANDBOX_WEAKEN_MOUNTS	0x004	/* an extra bind: sandbox_test_weaken_dir */
+#define SANDBOX_WEAKEN_DEVS	0x008	/* an extra node in /dev */
+#define SANDBOX_WEAKEN_CAPS	0x010	/* bounding set kept */
+#define SANDBOX_WEAKEN_SECCOMP	0x020	/* no seccomp, no no_new_privs */
+#define SANDBOX_WEAKEN_FDS	0x040	/* fd 3 leaks into the job */
+#define SANDBOX_WEAKEN_ENV	0x080	/* the runner's whole environment */
+#define SANDBOX_WEAKEN_PROXY	0x100	/* the proxy allows any name/address */
+#define SANDBOX_WEAKEN_LANDLOCK	0x200	/* no Landlock */
+extern unsigned		 sandbox_test_weaken;
+extern const char	*sandbox_test_weaken_dir;
+#endif
 
 int		 sandbox_start(const struct sandbox_backend *,
 		    const struct sandbox_spec *, struct sandbox_job **,

@@ -11,5 +11,8 @@
 int	shim_landlock(int *abi, char *err, size_t len);
 /* sandbox-linux-seccomp.c: 0 loaded, <0 -errno. */
 int	shim_seccomp(char *err, size_t len);
+/* sandbox-egress-fwd.c: listening fd or -errno; the forwarding loop. */
+int	shim_egress_listen(unsigned port, unsigned *bound);
+int	shim_egress_forward(int lfd, int sock);
 
 #endif /* ALX_SHIM_H */

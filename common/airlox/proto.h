@@ -305,6 +305,16 @@ int	alx_manifest_rotate_role(struct alx_manifest *, int role,
 int	alx_manifest_new_epoch(struct alx_manifest *, uint8_t ekey[ALX_KEY_LEN],
 	    const struct alx_private *, const struct alx_member *,
 	    size_t nmembers);
+/*
+ * Revoke a participant the way that holds: its key revoked, its role
+ * rotated (it still holds the role's invite and could join again; every
+ * other member of the role is kept), and a new epoch wrapped to everyone
+ * else. new_seed and ekey receive the role's new seed and the epoch key.
+ */
+int	alx_manifest_revoke_member(struct alx_manifest *,
+	    const struct alx_member *who, const struct alx_member *members,
+	    size_t nmembers, const struct alx_private *,
+	    uint8_t new_seed[ALX_SEED_LEN], uint8_t ekey[ALX_KEY_LEN]);
 int	alx_manifest_finish(struct alx_manifest *, const struct alx_signkey *,
 	    const uint8_t ekey[ALX_KEY_LEN], const struct alx_private *);
 
@@ -419,6 +429,15 @@ int	alx_item_open(struct alx_item *, const char *json, size_t len,
  */
 int	alx_item_check_chain(const struct alx_item *, int64_t last_seq,
 	    const uint8_t *last_hash);
+/*
+ * The item against the manifest it acts on: mv must be m's version
+ * (ALX_ERR_STALE_MANIFEST), the epoch m's epoch, and size within item_max
+ * (ALX_ERR_TOO_LARGE). The relay and every reader check this.
+ */
+int	alx_item_check_manifest(const struct alx_item *,
+	    const struct alx_manifest *);
+/* A job past its not-after time is ALX_ERR_EXPIRED. */
+int	alx_item_check_expiry(const struct alx_item *, int64_t now);
 /* Job key: the wrap to `to` (fp text, or "owner") opened with `me`. */
 int	alx_item_job_key(const struct alx_item *, const char *to,
 	    const struct alx_kxkey *me, uint8_t kitem[ALX_KEY_LEN]);

@@ -56,7 +56,7 @@ printf x > /proc/self/comm 2>/dev/null; ok $? "/proc/self/comm writable outside 
 
 # Exactly the expected mounts and /dev nodes.
 want="/ /dev /dev/full /dev/null /dev/random /dev/shm /dev/tty /dev/urandom /dev/zero"
-for d in alternatives python3 python3.11 python3.12 python3.13; do
+for d in alternatives python3 python3.11 python3.12 python3.13 ssl/certs; do
 	[ -d "/etc/$d" ] && [ ! -L "/etc/$d" ] && want="$want /etc/$d"
 done
 for d in bin sbin lib lib32 lib64 libx32; do

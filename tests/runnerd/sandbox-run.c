@@ -5,7 +5,14 @@
  *	sandbox-run [-E] [-b local|process] -w workspace -o outdir
  *	    [-j id] [-s shim] [-t wall_ms] [-m mem] [-p pids] [-f fsize]
  *	    [-n nofile] [-d disk] [-i inodes] [-T tmp] [-c outcap]
- *	    [-C cancel_ms] [-e NAME]... -- command [arg ...]
+ *	    [-C cancel_ms] [-e NAME]... [-N none|allow|full [-A a,b]
+ *	    [-H MAP] [-P] -S statedir] -- command [arg ...]
+ *
+ * -N allow starts the egress proxy as the runner does, with proxy-test
+ * (beside this program) in its serve mode and the test hosts MAP (see
+ * proxy-test.c), registers the job with the domains of -A (-P: plain
+ * HTTP too) and gives the sandbox its socket; "denied N" is printed on
+ * stderr at the end.
  *
  * -E prints what the machine enforces for these limits and exits. There
  * is no option that weakens the sandbox: the test drives the same code
@@ -22,6 +29,7 @@
 
 #include "airlox.h"
 #include "sandbox.h"
+#include "runner-egress.h"
 
 static int64_t
 now_ms(void)
@@ -109,13 +117,23 @@ main(int argc, char **argv)
 	struct sandbox_job		*job;
 	const char			*allow[32], *bname = "local";
 	char				*cause = NULL, text[1024];
+	const char			*netmode = "none", *map = NULL;
+	const char			*statedir = NULL;
+	const char			*ecmd[5];
+	char				*alist = NULL, *dom[64], self[4096], *tok;
+	struct runner_egress		*eg = NULL;
+	size_t				 ndom = 0;
+	uint64_t			 denied = 0;
+	int				 eflags = 0, enet;
+	ssize_t				 sl;
 	int64_t				 cancel_ms = 0, t0;
 	size_t				 nallow = 0;
 	int				 c, r, enforced_only = 0;
 
 	memset(&spec, 0, sizeof spec);
 	spec.job_id = "test";
-	while ((c = getopt(argc, argv, "Eb:w:o:j:s:t:m:p:f:n:d:i:T:c:C:e:")) !=
+	spec.egress_fd = -1;
+	while ((c = getopt(argc, argv, "Eb:w:o:j:s:t:m:p:f:n:d:i:T:c:C:e:N:A:H:PS:")) !=
 	    -1) {
 		switch (c) {
 		case 'E': enforced_only = 1; break;
@@ -134,6 +152,11 @@ main(int argc, char **argv)
 		case 'T': spec.limits.tmp_bytes = num(optarg); break;
 		case 'c': spec.limits.out_cap = (size_t)num(optarg); break;
 		case 'C': cancel_ms = (int64_t)num(optarg); break;
+		case 'N': netmode = optarg; break;
+		case 'A': alist = optarg; break;
+		case 'H': map = optarg; break;
+		case 'P': eflags |= EGRESS_HTTP; break;
+		case 'S': statedir = optarg; break;
 		case 'e':
 			if (nallow + 1 >= sizeof allow / sizeof allow[0])
 				return 2;
@@ -157,6 +180,34 @@ main(int argc, char **argv)
 	if (optind >= argc || spec.workspace == NULL || spec.outdir == NULL)
 		return 2;
 	spec.argv = (const char *const *)(argv + optind);
+	if (strcmp(netmode, "allow") == 0) {
+		if ((sl = readlink("/proc/self/exe", self, sizeof self - 20)) <= 0)
+			return 1;
+		self[sl] = '\0';
+		snprintf(strrchr(self, '/'), 20, "/proxy-test");
+		ecmd[0] = self;
+		ecmd[1] = "serve";
+		ecmd[2] = "-H";
+		ecmd[3] = map != NULL ? map : "none.invalid=192.0.2.1";
+		ecmd[4] = NULL;
+		for (tok = alist != NULL ? strtok(alist, ",") : NULL; tok != NULL &&
+		    ndom < 64; tok = strtok(NULL, ","))
+			dom[ndom++] = tok;
+		if (statedir == NULL ||
+		    runner_egress_start(&eg, ecmd, statedir, &cause) != 0) {
+			fprintf(stderr, "sandbox-run: egress: %s\n",
+			    cause != NULL ? cause : "no -S");
+			return 1;
+		}
+	}
+	/* As the runner does; "full" as a runner started with --network. */
+	if ((r = runner_egress_net(eg, spec.job_id, strcmp(netmode, "allow") ==
+	    0 ? ALX_NET_ALLOW : strcmp(netmode, "full") == 0 ? ALX_NET_FULL :
+	    ALX_NET_NONE, 1, dom, ndom, eflags, &enet, &spec.egress_fd)) != 0) {
+		fprintf(stderr, "sandbox-run: network: %s\n", alx_errname(r));
+		return 1;
+	}
+	spec.net = (enum sandbox_net)enet;
 	if ((r = sandbox_start(be, &spec, &job, &cause)) != 0) {
 		fprintf(stderr, "sandbox-run: start: %s: %s\n", alx_errname(r),
 		    cause != NULL ? cause : "");
@@ -174,5 +225,12 @@ main(int argc, char **argv)
 	c = print_result(&res, r);
 	sandbox_result_free(&res);
 	sandbox_free(job);
+	if (spec.egress_fd != -1)
+		close(spec.egress_fd);
+	if (eg != NULL) {
+		runner_egress_job_end(eg, spec.job_id, &denied);
+		fprintf(stderr, "denied %llu\n", (unsigned long long)denied);
+		runner_egress_stop(eg);
+	}
 	return c;
 }

@@ -1,0 +1,501 @@
+/*
+ * runner-proxy-http.c: one connection of a job to the egress proxy, in a
+ * child process of airlox-egress (one per connection, so a slow or
+ * hostile client holds only itself).
+ *
+ * The request (line and headers) must arrive within EGRESS_HEADER_MS and
+ * fit EGRESS_HEADER_MAX bytes and EGRESS_HEADER_LINES lines. Allowed:
+ *   CONNECT name:443		a tunnel (TLS) to an allowed name
+ *   GET http://name[:80]/...	when the job's flags allow plain HTTP;
+ *				no body, one request, Connection: close
+ * The name must not be an IP literal, must be a valid lower-case DNS
+ * name (alx_domain_valid) on the job's list (alx_domain_allowed), and is
+ * resolved here (runner_egress_resolve) to public addresses only; the
+ * proxy connects to one of those addresses, never resolving again.
+ * Every refusal is recorded by the caller (the exit code says which).
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "airlox.h"
+#include "runner-egress.h"
+#include "runner-proxy.h"
+#include "sandbox.h"
+
+struct egress_req {
+	char	 buf[EGRESS_HEADER_MAX + 1];
+	size_t	 len;		/* bytes read */
+	size_t	 hlen;		/* header bytes, incl. the empty line */
+	char	 method[16];
+	char	 target[EGRESS_HEADER_MAX];
+	char	 host[256];
+	unsigned port;
+	const char *path;	/* GET: the origin-form path */
+};
+
+static int64_t
+egress_now(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int
+egress_write_all(int fd, const char *p, size_t len, int64_t deadline)
+{
+	struct pollfd	pfd;
+	ssize_t		n;
+	int64_t		left;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n == -1 && errno != EAGAIN && errno != EINTR)
+			return -1;
+		if ((left = deadline - egress_now()) <= 0)
+			return -1;
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+egress_reply(int fd, int code, const char *text, const char *reason)
+{
+	char	msg[512];
+	int	n;
+
+	n = snprintf(msg, sizeof msg, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain\r\nConnection: close\r\n"
+	    "X-Airlox-Egress: %s\r\nContent-Length: %zu\r\n\r\n"
+	    "airlox egress: %s\n", code, text, reason,
+	    strlen("airlox egress: \n") + strlen(reason), reason);
+	if (n > 0 && (size_t)n < sizeof msg)
+		egress_write_all(fd, msg, (size_t)n, egress_now() + 2000);
+}
+
+/* Read until the empty line; 0, or the HTTP status to answer with. */
+static int
+egress_read_head(int fd, struct egress_req *rq)
+{
+	struct pollfd	 pfd;
+	int64_t		 deadline = egress_now() + EGRESS_HEADER_MS, left;
+	ssize_t		 n;
+	char		*end;
+
+	for (;;) {
+		rq->buf[rq->len] = '\0';
+		if ((end = memmem(rq->buf, rq->len, "\r\n\r\n", 4)) != NULL) {
+			rq->hlen = (size_t)(end - rq->buf) + 4;
+			return memchr(rq->buf, '\0', rq->hlen) != NULL ? 400 : 0;
+		}
+		if (rq->len >= EGRESS_HEADER_MAX)
+			return 431;
+		if ((left = deadline - egress_now()) <= 0)
+			return 408;
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		n = read(fd, rq->buf + rq->len, EGRESS_HEADER_MAX - rq->len);
+		if (n == 0)
+			return 400;
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return 400;
+		}
+		rq->len += (size_t)n;
+	}
+}
+
+/* Request line and header lines: shape, count, no body for GET. */
+static int
+egress_parse_head(struct egress_req *rq, const char **why)
+{
+	char	*line, *next, *sp1, *sp2;
+	size_t	 i, nlines = 0;
+
+	line = rq->buf;
+	next = strstr(line, "\r\n");
+	*next = '\0';
+	for (i = 0; line[i] != '\0'; i++)
+		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+			return (*why = "bad_request", 400);
+	if ((sp1 = strchr(line, ' ')) == NULL ||
+	    (sp2 = strchr(sp1 + 1, ' ')) == NULL || strchr(sp2 + 1, ' '))
+		return (*why = "bad_request", 400);
+	if ((size_t)(sp1 - line) >= sizeof rq->method ||
+	    (strcmp(sp2 + 1, "HTTP/1.1") != 0 &&
+	    strcmp(sp2 + 1, "HTTP/1.0") != 0))
+		return (*why = "bad_request", 400);
+	memcpy(rq->method, line, (size_t)(sp1 - line));
+	rq->method[sp1 - line] = '\0';
+	memcpy(rq->target, sp1 + 1, (size_t)(sp2 - sp1 - 1));
+	rq->target[sp2 - sp1 - 1] = '\0';
+	*next = '\r';
+	for (line = next + 2; *line != '\r'; line = next + 2) {
+		next = strstr(line, "\r\n");
+		*next = '\0';
+		if (++nlines > EGRESS_HEADER_LINES)
+			return (*why = "too_many_headers", 431);
+		if (line[0] == ' ' || line[0] == '\t' ||
+		    strchr(line, ':') == NULL || line[0] == ':')
+			return (*why = "bad_request", 400);
+		for (i = 0; line[i] != '\0'; i++)
+			if (((unsigned char)line[i] < 0x20 && line[i] != '\t') ||
+			    line[i] == 0x7f)
+				return (*why = "bad_request", 400);
+		if (strncasecmp(line, "transfer-encoding:", 18) == 0 ||
+		    (strncasecmp(line, "content-length:", 15) == 0 &&
+		    strtol(line + 15, NULL, 10) != 0))
+			return (*why = "request_body", 400);
+		*next = '\r';
+	}
+	return 0;
+}
+
+/* "name:port" (CONNECT) or "name[:port]" (GET), name lower-cased. */
+static int
+egress_authority(struct egress_req *rq, const char *a, size_t len,
+    unsigned defport, const char **why)
+{
+	const char	*colon;
+	size_t		 hlen, i;
+	unsigned long	 port = defport;
+	char		 num[8];
+
+	if (len == 0)
+		return (*why = "bad_name", 403);
+	if (a[0] == '['
+#ifdef SANDBOX_TEST_WEAKEN
+	    && !(sandbox_test_weaken & SANDBOX_WEAKEN_PROXY)
+#endif
+	    )
+		return (*why = "ip_literal", 403);
+	colon = memchr(a, ':', len);
+	hlen = colon != NULL ? (size_t)(colon - a) : len;
+	if (hlen == 0 || hlen >= sizeof rq->host)
+		return (*why = "bad_name", 403);
+	if (colon != NULL) {
+		i = len - hlen - 1;
+		if (i == 0 || i > 5)
+			return (*why = "bad_port", 403);
+		memcpy(num, colon + 1, i);
+		num[i] = '\0';
+		for (i = 0; num[i] != '\0'; i++)
+			if (!isdigit((unsigned char)num[i]))
+				return (*why = "bad_port", 403);
+		port = strtoul(num, NULL, 10);
+	} else if (defport == 0)
+		return (*why = "bad_port", 403);
+	for (i = 0; i < hlen; i++)
+		rq->host[i] = (char)tolower((unsigned char)a[i]);
+	rq->host[hlen] = '\0';
+	rq->port = (unsigned)port;
+	return 0;
+}
+
+/* The name rules, in order; 0 when this job may go there. */
+static int
+egress_name_check(const struct egress_job *job, struct egress_req *rq,
+    unsigned want_port, const char **why)
+{
+#ifdef SANDBOX_TEST_WEAKEN
+	if (sandbox_test_weaken & SANDBOX_WEAKEN_PROXY)
+		return 0;
+#endif
+	if (runner_egress_ip_literal(rq->host))
+		return (*why = "ip_literal", 403);
+	if (alx_domain_valid(rq->host) != 0)
+		return (*why = "bad_name", 403);
+	if (alx_domain_allowed(job->allow, job->nallow, rq->host) != 0)
+		return (*why = "not_allowed", 403);
+	if (rq->port != want_port)
+		return (*why = "port", 403);
+	return 0;
+}
+
+static int
+egress_connect1(const struct sockaddr_storage *ss)
+{
+	struct pollfd	pfd;
+	socklen_t	len = ss->ss_family == AF_INET ?
+			    sizeof(struct sockaddr_in) :
+			    sizeof(struct sockaddr_in6);
+	int		s, err = 0;
+
+	s = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	if (s == -1)
+		return -1;
+	if (connect(s, (const struct sockaddr *)ss, len) == 0)
+		return s;
+	if (errno != EINPROGRESS) {
+		close(s);
+		return -1;
+	}
+	pfd.fd = s;
+	pfd.events = POLLOUT;
+	len = sizeof err;
+	if (poll(&pfd, 1, EGRESS_CONNECT_MS) != 1 ||
+	    getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+/* Resolve (checked addresses only) and connect: fd, or -status. */
+static int
+egress_upstream(struct egress_req *rq, const char **why)
+{
+	struct sockaddr_storage	addrs[EGRESS_ADDRS_MAX];
+	size_t			n = 0, i;
+	int			r, s;
+
+	r = runner_egress_resolve(rq->host, (uint16_t)rq->port, addrs,
+	    EGRESS_ADDRS_MAX, &n);
+	if (r == ALX_ERR_NOT_ALLOWED)
+		return (*why = "non_public_address", -403);
+	if (r != 0 || n == 0)
+		return (*why = "unresolved", -502);
+	for (i = 0; i < n; i++) {
+		/* Belt and braces: the resolver's answer is checked again. */
+		if (runner_egress_resolve == runner_egress_resolve_default &&
+		    !runner_egress_addr_public((struct sockaddr *)&addrs[i]))
+			continue;
+		if ((s = egress_connect1(&addrs[i])) != -1)
+			return s;
+	}
+	return (*why = "unreachable", -502);
+}
+
+/* Copy both ways until both ends are done or idle too long. */
+static void
+egress_relay(int a, int b, int both)
+{
+	struct pollfd	 pfd[2];
+	char		 buf[2][16384];
+	size_t		 len[2] = { 0, 0 }, off[2] = { 0, 0 };
+	int		 fds[2] = { a, b }, eof[2] = { !both, 0 }, i, n;
+	ssize_t		 r;
+
+	/* Direction i: read fds[i], write fds[1 - i]. */
+	for (;;) {
+		for (i = 0; i < 2; i++) {
+			pfd[i].fd = fds[i];
+			pfd[i].events = 0;
+			if (len[i] == off[i] && !eof[i])
+				pfd[i].events |= POLLIN;
+			if (len[1 - i] > off[1 - i])
+				pfd[i].events |= POLLOUT;
+			if (pfd[i].events == 0)
+				pfd[i].fd = -1;		/* nothing to wait for */
+		}
+		if (eof[0] && eof[1] && len[0] == off[0] && len[1] == off[1])
+			return;
+		if (eof[1] && len[1] == off[1] && !both)
+			return;
+		n = poll(pfd, 2, EGRESS_IDLE_MS);
+		if (n == 0)
+			return;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		for (i = 0; i < 2; i++) {
+			if ((pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+			    len[i] == off[i] && !eof[i]) {
+				r = read(fds[i], buf[i], sizeof buf[i]);
+				if (r > 0) {
+					len[i] = (size_t)r;
+					off[i] = 0;
+				} else if (r == 0 || (errno != EAGAIN &&
+				    errno != EINTR)) {
+					eof[i] = 1;
+					shutdown(fds[1 - i], SHUT_WR);
+				}
+			}
+			if ((pfd[i].revents & (POLLOUT | POLLERR)) &&
+			    len[1 - i] > off[1 - i]) {
+				r = write(fds[i], buf[1 - i] + off[1 - i],
+				    len[1 - i] - off[1 - i]);
+				if (r > 0)
+					off[1 - i] += (size_t)r;
+				else if (errno != EAGAIN && errno != EINTR)
+					return;
+			}
+		}
+	}
+}
+
+static int
+egress_connect_req(const struct egress_job *job, struct egress_req *rq,
+    int fd, const char **why)
+{
+	static const char	ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+	int			r, up;
+
+	if ((r = egress_authority(rq, rq->target, strlen(rq->target), 0,
+	    why)) != 0 || (r = egress_name_check(job, rq, 443, why)) != 0)
+		return r;
+	if ((up = egress_upstream(rq, why)) < 0)
+		return -up;
+	if (egress_write_all(fd, ok, sizeof ok - 1, egress_now() + 5000) != 0 ||
+	    (rq->len > rq->hlen && egress_write_all(up, rq->buf + rq->hlen,
+	    rq->len - rq->hlen, egress_now() + 5000) != 0)) {
+		close(up);
+		return -1;
+	}
+	egress_relay(fd, up, 1);
+	close(up);
+	return -1;
+}
+
+/* Headers passed on to the origin (hop-by-hop and proxy ones dropped). */
+static int
+egress_header_kept(const char *line)
+{
+	static const char *const drop[] = {
+		"host:", "connection:", "proxy-connection:", "proxy-",
+		"keep-alive:", "te:", "upgrade:", "trailer:", NULL
+	};
+	size_t	i;
+
+	for (i = 0; drop[i] != NULL; i++)
+		if (strncasecmp(line, drop[i], strlen(drop[i])) == 0)
+			return 0;
+	return 1;
+}
+
+static int
+egress_get_req(const struct egress_job *job, struct egress_req *rq, int fd,
+    const char **why)
+{
+	char		 out[EGRESS_HEADER_MAX + 512];
+	const char	*a = rq->target + 7, *end, *line, *next;
+	size_t		 olen;
+	int		 r, up, n;
+
+	if (!(job->flags & EGRESS_HTTP))
+		return (*why = "plain_http", 403);
+	if (strncasecmp(rq->target, "http://", 7) != 0)
+		return (*why = "method", 405);
+	end = a + strcspn(a, "/?#");
+	if (memchr(a, '@', (size_t)(end - a)) != NULL)
+		return (*why = "bad_url", 403);
+	if ((r = egress_authority(rq, a, (size_t)(end - a), 80, why)) != 0 ||
+	    (r = egress_name_check(job, rq, 80, why)) != 0)
+		return r;
+	rq->path = *end == '/' ? end : "/";
+	if (strchr(rq->path, '#') != NULL)
+		return (*why = "bad_url", 400);
+	n = snprintf(out, sizeof out, "GET %s HTTP/1.1\r\nHost: %s\r\n",
+	    rq->path, rq->host);
+	if (n < 0 || (size_t)n >= sizeof out)
+		return (*why = "bad_url", 400);
+	olen = (size_t)n;
+	line = strstr(rq->buf, "\r\n") + 2;
+	for (; line < rq->buf + rq->hlen - 2; line = next + 2) {
+		next = strstr(line, "\r\n");
+		if (!egress_header_kept(line))
+			continue;
+		if (olen + (size_t)(next - line) + 2 >= sizeof out - 32)
+			return (*why = "header_too_large", 431);
+		memcpy(out + olen, line, (size_t)(next - line) + 2);
+		olen += (size_t)(next - line) + 2;
+	}
+	memcpy(out + olen, "Connection: close\r\n\r\n", 21);
+	olen += 21;
+	if ((up = egress_upstream(rq, why)) < 0)
+		return -up;
+	if (egress_write_all(up, out, olen, egress_now() + 10000) == 0)
+		egress_relay(fd, up, 0);	/* one request: origin -> job */
+	close(up);
+	return -1;
+}
+
+static const char *
+egress_status_text(int code)
+{
+	switch (code) {
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	}
+	return "Error";
+}
+
+/*
+ * Serve one connection. Returns EGRESS_EXIT_OK when it was served or
+ * failed upstream, EGRESS_EXIT_DENIED after a refusal (rec filled in).
+ */
+int
+egress_serve_conn(const struct egress_job *job, int fd,
+    struct egress_denial *rec)
+{
+	struct egress_req	*rq;
+	const char		*why = NULL;
+	int			 code, r;
+
+	if ((rq = calloc(1, sizeof *rq)) == NULL)
+		return EGRESS_EXIT_OK;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	if ((code = egress_read_head(fd, rq)) != 0)
+		why = code == 408 ? "request_timeout" : code == 431 ?
+		    "header_too_large" : "bad_request";
+	else if ((code = egress_parse_head(rq, &why)) != 0)
+		;
+	else if (strcmp(rq->method, "CONNECT") == 0)
+		code = egress_connect_req(job, rq, fd, &why);
+	else if (strcmp(rq->method, "GET") == 0)
+		code = egress_get_req(job, rq, fd, &why);
+	else {
+		why = "method";
+		code = 405;
+	}
+	r = EGRESS_EXIT_OK;
+	if (code > 0) {
+		egress_reply(fd, code, egress_status_text(code), why);
+		if (code != 502) {
+			snprintf(rec->host, sizeof rec->host, "%.*s",
+			    (int)sizeof rec->host - 1, rq->host[0] != '\0' ?
+			    rq->host : rq->target);
+			snprintf(rec->method, sizeof rec->method, "%s",
+			    rq->method);
+			snprintf(rec->reason, sizeof rec->reason, "%s", why);
+			rec->port = rq->port;
+			r = EGRESS_EXIT_DENIED;
+		}
+	}
+	free(rq);
+	return r;
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# Network modes of real jobs: `allow` (curl through the egress proxy to
+# a local TLS server mapped by the test resolver; a denied name; curl
+# --noproxy '*'), `full` (the host's network), and the process backend.
+. "${top_srcdir:-.}/tests/runnerd/lib.sh"
+need_local
+command -v openssl >/dev/null || skip_all "no openssl"
+[ -x /usr/bin/curl ] || skip_all "no curl"
+
+mkdir -p "$T/state" && chmod 700 "$T/state" || exit 99
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \
+    -out "$T/cert.pem" -days 1 -subj /CN=allowed.test \
+    -addext "subjectAltName=DNS:allowed.test" >/dev/null 2>&1 ||
+    { echo "Bail out! no test cert"; exit 99; }
+chmod 644 "$T/cert.pem"
+openssl s_server -accept 127.0.0.1:0 -cert "$T/cert.pem" -key "$T/key.pem" \
+    -www -naccept 10 > "$T/tls.out" 2>&1 &
+SPID=$!
+trap 'kill $SPID 2>/dev/null; cleanup' EXIT INT TERM
+i=0
+while ! grep -q '^ACCEPT' "$T/tls.out" && [ $i -lt 100 ]; do
+	i=$((i + 1)); "$PY" -c 'import time; time.sleep(0.05)'
+done
+SPORT=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' "$T/tls.out")
+[ -n "$SPORT" ] || { echo "Bail out! s_server"; exit 99; }
+
+PREP='cp "$T/cert.pem" "$WS/ca.pem"'
+run_job -N allow -S "$T/state" -A allowed.test \
+    -H "allowed.test=+127.0.0.1:$SPORT" -- /bin/sh -c '
+	curl -sS -o /dev/null -w "ALLOWED %{http_code}\n" --cacert ca.pem https://allowed.test/
+	curl -sS -o /dev/null -w "DENIED %{http_connect}\n" https://denied.test/
+	curl -sS --max-time 5 --noproxy "*" https://allowed.test/ || echo NOPROXY-FAILED
+	curl -sS --max-time 5 --noproxy "*" https://1.1.1.1/ || echo NOPROXY-IP-FAILED
+	env | grep -i proxy | sort | tr "\n" " "; echo
+	ls /proc/self/fd | tr "\n" " "'
+out=$(jget stdout)
+ok_has "$out" "ALLOWED 200" "allow: curl reaches an allowed name over TLS through the proxy"
+ok_has "$out" "DENIED 403" "allow: a denied name gets 403 from the proxy"
+ok_has "$out" "NOPROXY-FAILED" "allow: curl --noproxy '*' to the allowed name fails"
+ok_has "$out" "NOPROXY-IP-FAILED" "allow: curl --noproxy '*' to an IP fails"
+ok_has "$(jget stderr)" "Could not resolve host: allowed.test" "allow: without the proxy there is no DNS"
+ok_has "$out" "HTTPS_PROXY=http://127.0.0.1:3128 HTTP_PROXY=http://127.0.0.1:3128 NO_PROXY= " \
+    "allow: the proxy variables are set, NO_PROXY empty"
+ok_has "$out" "0 1 2 3 " "allow: ls sees only its own fds (0-2 and its dir)"
+ok_lacks "$out" " 4 " "allow: the egress socket does not reach the job"
+ok_has "$(jget enforced)" "network: allow list through the runner's egress proxy" \
+    "allow: the enforced text says how"
+PREP=
+
+run_job -- /bin/sh -c 'env | grep -ci proxy; cat /proc/net/dev | grep -c :'
+ok_eq "$(jget stdout | tr '\n' ' ')" "0 1 " "none: no proxy variable, only lo"
+
+run_job -N full -- /bin/sh -c 'grep -c : /proc/net/dev; test -s /etc/resolv.conf && echo RESOLV'
+[ "$(jget stdout | head -1)" -gt 1 ]; ok $? "full: the host's interfaces are visible"
+ok_has "$(jget stdout)" RESOLV "full: /etc/resolv.conf is there"
+ok_has "$(jget enforced)" "network: full" "full: the enforced text says so"
+
+BACKEND=process run_job -N allow -S "$T/state" -A allowed.test -- /bin/sh -c 'env | grep -ci proxy'
+ok_eq "$(jget stdout)" 0 "process backend: no proxy variables (it isolates nothing)"
+
+done_testing
