@@ -70,6 +70,9 @@ static const struct runner_opt runner_opts[] = {
 	  "trust this CA for the relay" },
 	{ "insecure-http-host", NULL, NULL, "HOST",
 	  "allow plain http to HOST" },
+	{ "allow", NULL, NULL, "DOMAIN",
+	  "verify: probe the egress proxy's allow mode with DOMAIN allowed "
+	  "(repeatable; without it, verify probes mode none)" },
 	{ "grace", NULL, NULL, "SECONDS",
 	  "on SIGTERM, let jobs finish this long (default 30)" },
 	{ "log-level", "LOG_LEVEL", NULL, "warn|info|debug",
@@ -125,6 +128,23 @@ runner_cfg_set(struct runner_cfg *c, const char *name, const char *val,
 	STR("ca-file", ca_file)
 	STR("insecure-http-host", insecure_host)
 #undef STR
+	if (strcmp(name, "allow") == 0) {
+		char	**nl;
+
+		if (!alx_domain_valid(val) || c->verify_nallow >= 64) {
+			if (asprintf(cause, "--allow %s: not a domain name",
+			    val) == -1)
+				*cause = NULL;
+			return ALX_ERR_BAD_DOMAIN;
+		}
+		nl = reallocarray(c->verify_allow, c->verify_nallow + 1,
+		    sizeof(*nl));
+		if (nl == NULL || (nl[c->verify_nallow] = strdup(val)) == NULL)
+			return ALX_ERR_NOMEM;
+		c->verify_allow = nl;
+		c->verify_nallow++;
+		return ALX_OK;
+	}
 	if (strcmp(name, "workspace") == 0)
 		c->workspace = val == NULL || strcmp(val, "off") != 0;
 	else if (strcmp(name, "network") == 0)
@@ -271,5 +291,8 @@ runner_cfg_free(struct runner_cfg *c)
 	free(c->config);
 	free(c->ca_file);
 	free(c->insecure_host);
+	while (c->verify_nallow > 0)
+		free(c->verify_allow[--c->verify_nallow]);
+	free(c->verify_allow);
 	memset(c, 0, sizeof(*c));
 }

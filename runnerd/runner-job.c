@@ -21,6 +21,7 @@
 #include "log.h"
 #include "runnerd.h"
 #include "sandbox.h"
+#include "runner-egress.h"
 
 /* Names copied from the runner's environment when set. */
 static const char *const runner_env_allow[] = {
@@ -138,11 +139,12 @@ runner_job_prepare(struct runner_job *rj, const char *work_root)
 int
 runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
     const struct sandbox_limits *lim, const char *shim, int slot,
-    char **cause)
+    const struct runner_net *net, char **cause)
 {
 	struct sandbox_spec	 spec;
 	const char		*argv[4];
 	char			 cmdfile[PATH_MAX];
+	int			 mode, fd = -1, r;
 
 	memset(&spec, 0, sizeof(spec));
 	if (rj->meta.kind == ALX_JOBKIND_SHELL) {
@@ -168,7 +170,17 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
 	spec.host_gid = SANDBOX_UID_BASE + (gid_t)slot;
 	spec.output_cb = rj->output_cb;
 	spec.output_arg = rj->output_arg;
-	return sandbox_start(be, &spec, &rj->sb, cause);
+	/* The network the session allows: none, the egress proxy, or full. */
+	if ((r = runner_egress_net(net->egress, rj->job_id, net->mode,
+	    net->runner_network, net->allow, net->nallow, 0, &mode,
+	    &fd)) != ALX_OK)
+		return r;
+	spec.net = mode;
+	spec.egress_fd = fd;
+	r = sandbox_start(be, &spec, &rj->sb, cause);
+	if (fd != -1)
+		close(fd);
+	return r;
 }
 
 /* Map the sandbox's outcome to the protocol's status vocabulary. */

@@ -26,6 +26,7 @@
 #include "sandbox.h"
 #include "client.h"
 #include "runner-loop.h"
+#include "runner-egress.h"
 
 #define PROGRESS_INTERVAL_MS	1000
 #define PROGRESS_MAX		(16 * 1024)
@@ -353,6 +354,7 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 	struct alx_resultmeta	 rm;
 	struct runner_out	 out;
 	char			 zip[PATH_MAX], *env;
+	uint64_t		 denied;
 
 	runner_progress(rn, sl, 1);
 	memset(&res, 0, sizeof(res));
@@ -360,6 +362,8 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 		res.status = SANDBOX_INTERRUPTED;
 		snprintf(res.enforced, sizeof(res.enforced), "unknown");
 	}
+	denied = 0;
+	runner_egress_job_end(rn->egress, sl->job.job_id, &denied);
 	env = runner_env_json(rn, res.enforced);
 	memset(&out, 0, sizeof(out));
 	out.fd = -1;
@@ -373,6 +377,7 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 			rm.files = out.files;
 			rm.nfiles = out.n;
 		}
+		rm.denied = (int64_t)denied;
 		runner_post_result(rn, sl->job.id, sl->job.author, &rm,
 		    out.n > 0 ? &out : NULL);
 		rm.files = NULL;
@@ -444,6 +449,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	struct sandbox_limits	 lim;
 	const struct alx_manifest *m = alx_view_manifest(&rn->cs.view);
 	struct alx_private	 priv;
+	struct runner_net	 net;
 	char			*cause = NULL;
 	int			 r;
 
@@ -477,8 +483,21 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	}
 	runner_job_limits(rn, &sl->job.meta, &lim);
 	runner_mark_running(rn, &sl->job, 1);
-	if ((r = runner_job_start(&sl->job, rn->be, &lim, rn->shim,
-	    (int)(sl - rn->slots), &cause)) != ALX_OK) {
+	memset(&net, 0, sizeof(net));
+	net.egress = rn->egress;
+	net.runner_network = rn->network;
+	memset(&priv, 0, sizeof(priv));
+	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK) {
+		if (priv.has_limits) {
+			net.mode = priv.limits.net_mode;
+			net.allow = priv.limits.net_allow;
+			net.nallow = priv.limits.net_nallow;
+		}
+	}
+	r = runner_job_start(&sl->job, rn->be, &lim, rn->shim,
+	    (int)(sl - rn->slots), &net, &cause);
+	alx_private_free(&priv);
+	if (r != ALX_OK) {
 		log_warnx("job %s: the sandbox did not start: %s",
 		    sl->job.job_id, cause ? cause : alx_errname(r));
 		free(cause);

@@ -29,6 +29,8 @@ struct runner {
 	struct runner_seen		*seen;
 	struct runner_audit		 audit;
 	const struct sandbox_backend	*be;
+	struct runner_egress		*egress;
+	int				 network;	/* --network */
 	const char			*shim;
 	struct runner_slot		*slots;
 	int				 nslots;

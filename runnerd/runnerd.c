@@ -27,6 +27,7 @@
 #include "runnerd.h"
 #include "sandbox.h"
 #include "runner-loop.h"
+#include "runner-egress.h"
 
 static void
 runner_signal(int sig)
@@ -226,21 +227,47 @@ runner_setup_dirs(struct runner *rn, const struct runner_cfg *cfg)
 	free(cause);
 }
 
+/* "airlox-runnerd verify": the boundary probes, in a job's sandbox. */
+static int
+runner_verify_cmd(struct runner *rn, const struct runner_cfg *cfg)
+{
+	char	*report = NULL;
+	int	 fails;
+
+	fails = runner_verify(rn->be, rn->statedir, rn->workroot,
+	    cfg->verify_allow != NULL ? ALX_NET_ALLOW : ALX_NET_NONE,
+	    cfg->verify_allow, cfg->verify_nallow, stdout, &report);
+	free(report);
+	if (fails < 0) {
+		log_warnx("verify: the sandbox did not start (%s)",
+		    alx_errname(fails));
+		return 1;
+	}
+	return fails > 0 ? 1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct runner_cfg	 cfg;
 	struct runner		 rn;
 	char			*cause = NULL, *invite;
-	int			 r;
+	int			 r, verify = 0;
 
 	log_init("airlox-runnerd", LOG_LEVEL_INFO);
+	if (argc > 1 && strcmp(argv[1], "verify") == 0) {
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+		verify = 1;
+	}
 	if (runner_cfg_parse(&cfg, argc, argv, &cause) != ALX_OK) {
 		fprintf(stderr, "airlox-runnerd: %s\n", cause ? cause :
 		    "bad options");
 		runner_usage(stderr);
 		return 2;
 	}
+	cfg.verify = verify;
 	if (cfg.help) {
 		runner_usage(stdout);
 		return 0;
@@ -260,6 +287,12 @@ main(int argc, char **argv)
 	rn.shim = runner_shim();
 	runner_check_sandbox(&rn, &cfg);
 	runner_setup_dirs(&rn, &cfg);
+	if (cfg.verify)
+		return runner_verify_cmd(&rn, &cfg);
+	/* The proxy starts before any key or invite is loaded. */
+	if (runner_egress_start(&rn.egress, NULL, rn.statedir, &cause) != 0)
+		fatalx("%s", cause ? cause : "the egress proxy did not start");
+	rn.network = cfg.network;
 	if (cfg.name == NULL || !alx_name_valid(cfg.name))
 		fatalx("--name NAME is required ([a-z0-9][a-z0-9._-]*)");
 	if (runner_labels(&rn, cfg.labels) != ALX_OK)
@@ -300,6 +333,7 @@ main(int argc, char **argv)
 	runner_notify("STOPPING=1");
 
 	csess_close(&rn.cs);
+	runner_egress_stop(rn.egress);
 	runner_audit_close(&rn.audit);
 	runner_seen_free(rn.seen);
 	free(rn.slots);

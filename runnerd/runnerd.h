@@ -88,6 +88,8 @@ struct runner_cfg {
 	int	 help;
 	int	 version;
 	int	 verify;
+	char	**verify_allow;		/* verify --allow DOMAIN... */
+	size_t	 verify_nallow;
 };
 int	runner_cfg_parse(struct runner_cfg *, int argc, char **argv,
 	    char **cause);
@@ -148,9 +150,17 @@ struct runner_job {
 	void			*output_arg;
 };
 int	runner_job_prepare(struct runner_job *, const char *work_root);
+struct runner_egress;
+struct runner_net {
+	struct runner_egress	 *egress;
+	int			  mode;		/* ALX_NET_* of the session */
+	char *const		 *allow;	/* its allow list */
+	size_t			  nallow;
+	int			  runner_network; /* started with --network */
+};
 int	runner_job_start(struct runner_job *, const struct sandbox_backend *,
 	    const struct sandbox_limits *, const char *shim, int slot,
-	    char **cause);
+	    const struct runner_net *, char **cause);
 int	runner_job_result(struct runner_job *, const struct sandbox_result *,
 	    const char *env_json, struct alx_resultmeta *);
 int	runner_refusal(const struct alx_item *job, const char *reason,
