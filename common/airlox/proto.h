@@ -237,7 +237,8 @@ int	alx_manifest_encode(const struct alx_manifest *, char **json,
 int	alx_manifest_sign(struct alx_manifest *, const struct alx_signkey *);
 /*
  * Open a manifest object. Version 1: self-signed by its owner key and
- * hashing to `sid` (the anchor from the invite). Later versions: `prev`
+ * hashing to `sid` (the anchor from the invite; NULL only where there is no
+ * anchor yet, as when the relay creates the session: m->sid is derived). Later versions: `prev`
  * is the version before it (already opened); the new one must be signed by
  * the same owner key, have ver = prev.ver + 1, prev = prev's hash, the same
  * sid, owner and mode.

@@ -131,25 +131,34 @@ gi_texts(struct gen *g, const char *k, const char *const *v, size_t n)
 	alx_jw_arr_end(&g->in);
 }
 
+/* A fuzz seed, named by its content so that names stay stable. */
 static void
 gen_seed(struct gen *g, const char *target, const char *prefix,
     const char *data, size_t len)
 {
-	char	 path[4096];
-	FILE	*f;
+	struct alx_sha256_ctx	 ctx;
+	uint8_t			 h[ALX_HASH_LEN];
+	char			 path[4096], *name;
+	FILE			*f;
 
 	if (g->corpus == NULL)
 		return;
+	alx_sha256_init(&ctx);
+	alx_sha256_update(&ctx, prefix, strlen(prefix));
+	alx_sha256_update(&ctx, data, len);
+	alx_sha256_final(&ctx, h);
+	name = hex_alloc(h, 8);
 	mkdir(g->corpus, 0755);
 	snprintf(path, sizeof(path), "%s/%s", g->corpus, target);
 	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/%s/vec-%03d", g->corpus, target,
-	    g->nseeds++);
+	snprintf(path, sizeof(path), "%s/%s/vec-%s", g->corpus, target, name);
+	free(name);
 	if ((f = fopen(path, "wb")) == NULL)
 		gen_fail(g, path);
 	fputs(prefix, f);
 	fwrite(data, 1, len, f);
 	fclose(f);
+	g->nseeds++;
 }
 
 /* Seeds for the fuzz targets from a case's outputs. */
@@ -310,7 +319,8 @@ struct world {
 	char	 pfps[P_COUNT][ALX_FP_STRLEN + 1];
 	char	*priv;
 	char	*v1, *v2, *v1_body, *v2_body;
-	uint8_t	 sid[16], other_sid[16];
+	char	*small;				/* v1 with item_max 1 MiB */
+	uint8_t	 sid[16], other_sid[16], small_sid[16];
 	char	*items[3];			/* text, text, file */
 	uint8_t	 item_ids[3][16];
 	uint8_t	 item_hash[3][32];
@@ -529,7 +539,8 @@ gen_private(struct gen *g, const struct world *w)
 }
 
 static void
-gi_manifest_v1(struct gen *g, const struct world *w, int execute)
+gi_manifest_v1(struct gen *g, const struct world *w, int execute,
+    int64_t item_max)
 {
 	gi_hex(g, "owner_seed", w->seed[ALX_ROLE_OWNER], 32);
 	gi_hex(g, "sender_seed", w->seed[ALX_ROLE_SENDER], 32);
@@ -540,7 +551,7 @@ gi_manifest_v1(struct gen *g, const struct world *w, int execute)
 	gi_str(g, "mode", execute ? "execute" : "chat");
 	gi_int(g, "created", 1767225600);
 	gi_int(g, "expires", execute ? 0 : 1767312000);
-	gi_int(g, "item_max", 10 * 1024 * 1024);
+	gi_int(g, "item_max", item_max);
 	gi_int(g, "session_max", 100 * 1024 * 1024);
 	alx_jw_kbool(&g->in, "approve", execute);
 	gi_hex(g, "epoch_key", w->ekey0, 32);
@@ -642,15 +653,21 @@ gen_manifest(struct gen *g, struct world *w)
 	    "private part. Objects, sids and fingerprints are reused by the "
 	    "other files.");
 	gen_case(g, "v1, execute mode", "create");
-	gi_manifest_v1(g, w, 1);
+	gi_manifest_v1(g, w, 1, 10 * 1024 * 1024);
 	gen_end(g, NULL, &o);
 	w->v1 = kept(&o, "object");
 	w->v1_body = kept(&o, "body");
 	unhex(out_get(&o, "sid_hex"), w->sid, 16);
 	outs_free(&o);
 	gen_case(g, "v1, chat mode", "create");
-	gi_manifest_v1(g, w, 0);
+	gi_manifest_v1(g, w, 0, 10 * 1024 * 1024);
 	gen_end(g, NULL, NULL);
+	gen_case(g, "v1, item_max 1 MiB", "create");
+	gi_manifest_v1(g, w, 1, 1024 * 1024);
+	gen_end(g, NULL, &o);
+	w->small = kept(&o, "object");
+	unhex(out_get(&o, "sid_hex"), w->small_sid, 16);
+	outs_free(&o);
 	gen_case(g, "v2: approve, revoke, rotate sender, epoch 1", "update");
 	gi_manifest_v2(g, w);
 	gen_end(g, NULL, &o);
@@ -681,7 +698,7 @@ gen_manifest(struct gen *g, struct world *w)
 	memcpy(&w2, w, sizeof(w2));
 	fx("another owner seed", w2.seed[ALX_ROLE_OWNER], 32);
 	gen_case(g, "another owner's v1", "create");
-	gi_manifest_v1(g, &w2, 1);
+	gi_manifest_v1(g, &w2, 1, 10 * 1024 * 1024);
 	gen_end(g, NULL, &o);
 	gen_open_case(g, "another owner's v1 for this session id", w->sid,
 	    out_get(&o, "object"), NULL, NULL, "wrong_session");
@@ -1404,6 +1421,20 @@ gen_item_crafted(struct gen *g, const struct world *w, const char *name,
 }
 
 static void
+gen_item_check(struct gen *g, const struct world *w, const char *name,
+    const char *obj, const char *m1, const char *m2, const uint8_t *msid,
+    const char *want)
+{
+	gen_case(g, name, "check_manifest");
+	gi_str(g, "object", obj);
+	gi_hex(g, "sid", w->sid, 16);
+	gi_hex(g, "author_pk", w->ppk[P_S2], 32);
+	gi_manifests(g, m1, m2, NULL);
+	gi_hex(g, "manifest_sid", msid, 16);
+	gen_end(g, want, NULL);
+}
+
+static void
 gen_item(struct gen *g, struct world *w)
 {
 	struct outs	 o;
@@ -1420,7 +1451,10 @@ gen_item(struct gen *g, struct world *w)
 	    "in signed.json with type item; hash names the item in chains. "
 	    "op open: the object for sid with author_pk trusted; with "
 	    "last_seq (and last_hash) the reader's view of this author's "
-	    "chain is checked too. op meta: open the meta with item_key.");
+	    "chain is checked too. op meta: open the meta with item_key. op "
+	    "check_manifest: the opened item against the manifest chain it "
+	    "acts on (manifests, anchored by manifest_sid): its mv and epoch "
+	    "must be the manifest's, its size within item_max.");
 	gen_case(g, "text, first of its author", "seal");
 	gi_item(g, w, P_S2, w->item_ids[0], "text", 1, NULL,
 	    "{\"v\":1,\"text\":\"hello, world\"}");
@@ -1463,7 +1497,14 @@ gen_item(struct gen *g, struct world *w)
 	gi_hex(g, "item_key", k1, 32);
 	gen_end(g, NULL, NULL);
 
+	gen_item_check(g, w, "file within item_max of v1", w->items[2], w->v1,
+	    NULL, w->sid, NULL);
+
 	/* Negative. */
+	gen_item_check(g, w, "size over item_max", w->items[2], w->small,
+	    NULL, w->small_sid, "too_large");
+	gen_item_check(g, w, "acts on an old manifest version", w->items[2],
+	    w->v1, w->v2, w->sid, "stale_manifest");
 	gen_item_open(g, w, "moved to another session", w->items[0],
 	    w->other_sid, P_S2, -1, NULL, "wrong_session");
 	gen_item_open(g, w, "another author's key", w->items[0], w->sid, P_S1,
@@ -1624,6 +1665,18 @@ gen_job_key(struct gen *g, const struct world *w, const char *name,
 }
 
 static void
+gen_job_expiry(struct gen *g, const struct world *w, const char *name,
+    const char *obj, int64_t now, const char *want)
+{
+	gen_case(g, name, "expiry");
+	gi_str(g, "object", obj);
+	gi_hex(g, "sid", w->sid, 16);
+	gi_hex(g, "author_pk", w->ppk[P_S2], 32);
+	gi_int(g, "now", now);
+	gen_end(g, want, NULL);
+}
+
+static void
 gen_job(struct gen *g, const struct world *w)
 {
 	struct alx_kxkey	 okx, rkx;
@@ -1639,7 +1692,8 @@ gen_job(struct gen *g, const struct world *w)
 	    "binds as job_hash. op job_key: open the wrap addressed to `to` "
 	    "with kx_secret (the owner's is keys.json's kx_secret of the "
 	    "owner seed); nobody else gets the key: not_recipient, or "
-	    "bad_ciphertext with someone else's wrap.");
+	    "bad_ciphertext with someone else's wrap. op expiry: the job "
+	    "against the reader's clock now: expired past not_after.");
 	alx_seed_keys(w->seed[ALX_ROLE_OWNER], NULL, &okx);
 	alx_seed_keys(w->seed[ALX_ROLE_RUNNER], NULL, &rkx);
 	fx("job id", id, 16);
@@ -1671,7 +1725,11 @@ gen_job(struct gen *g, const struct world *w)
 	gi_hex(g, "item_key", k, 32);
 	gen_end(g, NULL, NULL);
 
+	gen_job_expiry(g, w, "at its not_after", job, 1767229500, NULL);
+
 	/* Negative. */
+	gen_job_expiry(g, w, "one second past not_after", job, 1767229501,
+	    "expired");
 	gen_job_key(g, w, "another runner has no wrap", job, w->pfps[P_R2],
 	    w->pkxs[P_R2], "not_recipient");
 	gen_job_key(g, w, "another runner on the runner's wrap", job,
@@ -1718,6 +1776,7 @@ gen_all(const char *dir, const char *corpus)
 	free(w.v2);
 	free(w.v1_body);
 	free(w.v2_body);
+	free(w.small);
 	for (i = 0; i < 3; i++)
 		free(w.items[i]);
 	return 0;

@@ -971,11 +971,11 @@ g6_jobs(struct world *w)
 	free(m);
 	free(b64);
 	alx_item_free(&res);
+	is_int(alx_item_check_expiry(&job, 1700003600), ALX_OK,
+	    "a job at its not_after is still valid");
+	is_int(alx_item_check_expiry(&job, 1700003601), ALX_ERR_EXPIRED,
+	    "a job one second past not_after: expired");
 	alx_item_free(&job);
-	/* libairlox has no check of not_after against the clock. */
-	printf("not ok %d - a job past not_after is refused by a libairlox "
-	    "check # TODO no alx_ function checks not_after (runnerd does)\n",
-	    ++tap_n);
 }
 
 static void
@@ -1074,23 +1074,36 @@ g7_revocation(struct world *w)
 	alx_manifest_free(&m4o);
 	is_int(alx_manifest_open(&m4o, m4.obj.raw, m4.obj.raw_len, w->m1.sid,
 	    &w->m2), ALX_ERR_ORDER, "v4 cannot skip v3");
-	/* Revoking without rotating the role leaves the role's wrap. */
+	/*
+	 * Revoking an observer the way that holds: the revoked one still
+	 * holds the observer invite, so its role is rotated too.
+	 */
 	alx_manifest_free(&m4);
 	alx_manifest_next(&m4, &w->m2);
-	alx_manifest_revoke(&m4, w->p[P_OBS].cert.fp);
-	alx_manifest_new_epoch(&m4, ek, &w->priv, mem, 3);
+	mem[0].role = ALX_ROLE_OBSERVER;
+	memcpy(mem[0].fp, w->p[P_OBS].cert.fp, ALX_FP_LEN);
+	memcpy(mem[0].kx, w->p[P_OBS].kx.pk, ALX_KX_PK_LEN);
+	is_int(alx_manifest_revoke_member(&m4, &mem[0], mem, 3, &w->priv,
+	    newseed, ek), ALX_OK, "revoke the observer with its role");
+	is_int(alx_manifest_finish(&m4, &w->owner, ek, &w->priv), ALX_OK,
+	    "signed");
 	alx_seed_keys(w->sec.seed[ALX_ROLE_OBSERVER], NULL, &old_kx);
-	if (alx_manifest_finish(&m4, &w->owner, ek, &w->priv) == ALX_OK &&
-	    alx_manifest_epoch_key(&m4, "observer", &old_kx, k) == ALX_OK)
-		printf("not ok %d - revoking without rotating the role keeps "
-		    "the new epoch from the revoked # TODO the revoked "
-		    "observer "
-		    "still holds the observer invite, and the new epoch is "
-		    "wrapped to that role key; alx_manifest_revoke() does not "
-		    "rotate or refuse\n", ++tap_n);
-	else
-		ok(1, "revoking without rotating the role keeps the new epoch "
-		    "from the revoked");
+	for (i = 0; i < (int)m4.nwraps; i++)
+		if (alx_manifest_epoch_key(&m4, m4.wraps[i].to, &old_kx,
+		    k) == ALX_OK || alx_manifest_epoch_key(&m4,
+		    m4.wraps[i].to, &w->p[P_OBS].kx, k) == ALX_OK)
+			break;
+	is_int(i, (int)m4.nwraps, "the revoked observer opens no wrap of the "
+	    "new epoch, with the invite or its own key");
+	is_int(alx_cert_valid(&w->p[P_OBS].cert, &m4), ALX_ERR_REVOKED,
+	    "and its certificate is revoked");
+	alx_seed_keys(newseed, NULL, &new_kx);
+	is_int(alx_manifest_epoch_key(&m4, "observer", &new_kx, k), ALX_OK,
+	    "the new observer invite reads the new epoch");
+	alx_kx_wipe(&new_kx);
+	is_int(alx_manifest_revoke_member(&m4, &(struct alx_member){ .role =
+	    ALX_ROLE_OWNER }, mem, 3, &w->priv, newseed, ek),
+	    ALX_ERR_WRONG_ROLE, "the owner cannot be revoked");
 	alx_kx_wipe(&old_kx);
 	alx_manifest_free(&m4);
 	alx_manifest_free(&m4o);
@@ -1225,10 +1238,40 @@ g8_large(struct world *w)
 	free(pt);
 	free(ct);
 	free(out);
-	/* The session's own bound is checked by the relay, not here. */
-	printf("not ok %d - an item over the manifest's item_max is refused "
-	    "by a libairlox check # TODO no alx_ function compares an item's "
-	    "size with item_max (protocol.md section 7)\n", ++tap_n);
+}
+
+/* The session's bounds: item_max, and the manifest an item acts on. */
+static void
+g8_limits(struct world *w)
+{
+	struct alx_manifest	 small;
+	struct alx_item		 it;
+	uint8_t			 k[ALX_KEY_LEN], *pt, *ct;
+	size_t			 size = 2000;
+
+	item_init(&it, &w->m2, &w->p[P_SND], "file", 1, NULL);
+	alx_item_key_epoch(w->sec.epoch_key, it.id, k);
+	alx_item_seal_meta(&it, k, "{\"v\":1}", 7);
+	pt = calloc(1, size);
+	ct = malloc(size + ALX_TAG_LEN);
+	it.size = (int64_t)size;
+	it.nchunks = 1;
+	it.chunks = calloc(1, ALX_HASH_LEN);
+	alx_chunk_seal(&it, k, 0, pt, size, ct);
+	alx_sha256(it.chunks[0], ct, size + ALX_TAG_LEN);
+	alx_item_sign(&it, &w->p[P_SND].sk);
+	is_int(alx_item_check_manifest(&it, &w->m2), ALX_OK,
+	    "an item within item_max");
+	alx_manifest_copy(&small, &w->m2);
+	small.item_max = (int64_t)size - 1;
+	is_int(alx_item_check_manifest(&it, &small), ALX_ERR_TOO_LARGE,
+	    "one byte over item_max: too_large");
+	is_int(alx_item_check_manifest(&it, &w->m1), ALX_ERR_STALE_MANIFEST,
+	    "an item for v2 read against v1: stale_manifest");
+	alx_manifest_free(&small);
+	alx_item_free(&it);
+	free(pt);
+	free(ct);
 }
 
 /*
@@ -1548,6 +1591,7 @@ main(void)
 	g6_replays(&w);
 	g7_revocation(&w);
 	g8_large(&w);
+	g8_limits(&w);
 	g9_cpace();
 	g10_versions(&w);
 	g11_vocabulary();

@@ -1601,6 +1601,43 @@ item_job_key_op(const struct alx_json *j, int in, struct outs *o)
 	return r;
 }
 
+/* The item against the manifest it acts on ("manifests", "manifest_sid"). */
+static int
+item_check_manifest_op(const struct alx_json *j, int in, struct outs *o)
+{
+	struct alx_manifest	m;
+	struct alx_item		it;
+	uint8_t			msid[ALX_SID_LEN];
+	int			r;
+
+	if ((r = in_hex(j, in, "manifest_sid", msid, sizeof(msid))) != 0 ||
+	    (r = open_chain(j, in, msid, &m)) != 0)
+		return r;
+	if ((r = item_open_in(j, in, &it)) == 0 &&
+	    (r = alx_item_check_manifest(&it, &m)) == 0)
+		out_int(o, "size", it.size);
+	alx_item_free(&it);
+	alx_manifest_free(&m);
+	return r;
+}
+
+/* A job against the reader's clock ("now"). */
+static int
+item_expiry_op(const struct alx_json *j, int in, struct outs *o)
+{
+	struct alx_item	it;
+	int64_t		now;
+	int		r;
+
+	if ((r = in_int(j, in, "now", &now)) != 0)
+		return r;
+	if ((r = item_open_in(j, in, &it)) == 0 &&
+	    (r = alx_item_check_expiry(&it, now)) == 0)
+		out_int(o, "not_after", it.job.not_after);
+	alx_item_free(&it);
+	return r;
+}
+
 /* One author's items in the order a reader gets them. */
 static int
 chain_check_op(const struct alx_json *j, int in, struct outs *o)
@@ -1757,10 +1794,12 @@ static const struct vec_op vec_ops[] = {
 	{ "item",	 "seal",	item_seal_op },
 	{ "item",	 "open",	item_open_op },
 	{ "item",	 "meta",	item_meta_op },
+	{ "item",	 "check_manifest", item_check_manifest_op },
 	{ "job",	 "seal",	item_seal_op },
 	{ "job",	 "open",	item_open_op },
 	{ "job",	 "job_key",	item_job_key_op },
 	{ "job",	 "meta",	item_meta_op },
+	{ "job",	 "expiry",	item_expiry_op },
 	{ "chain",	 "check",	chain_check_op },
 	{ "chain",	 "seal",	item_seal_op },
 	{ "wrap",	 "seal",	wrap_seal_op },

@@ -1,0 +1,500 @@
+/*
+ * relay-config.c: the one option table of airlox-relayd.
+ *
+ * Each entry names a long flag, its AIRLOX_* environment variable, its
+ * default, its help text and the parser that checks it. The table drives
+ * option parsing, --help, and (through --help) the man page consistency
+ * test. Precedence: default, then environment, then command line.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlox.h"
+#include "util/log.h"
+#include "relayd.h"
+
+struct relay_config relay_cfg;
+
+struct relay_opt;
+typedef int relay_opt_parse_fn(const struct relay_opt *, const char *,
+    char **);
+
+struct relay_opt {
+	const char		*name;		/* long flag without -- */
+	const char		*env;		/* NULL: no variable */
+	const char		*def;		/* NULL: unset */
+	const char		*arg;		/* NULL: a switch */
+	const char		*help;
+	relay_opt_parse_fn	*parse;
+	size_t			 off;		/* into struct relay_config */
+	uint64_t		 min, max;	/* numbers */
+};
+
+#define OFF(f)	offsetof(struct relay_config, f)
+#define KB	((uint64_t)1024)
+#define MB	(KB * 1024)
+#define GB	(MB * 1024)
+#define DAY	((uint64_t)86400)
+
+static relay_opt_parse_fn opt_str, opt_bool, opt_size, opt_dur, opt_count,
+    opt_listen, opt_level;
+
+static const struct relay_opt relay_opts[] = {
+	/* Network. */
+	{ "listen", "AIRLOX_LISTEN", "[::]:8080", "ADDR:PORT",
+	  "address to listen on; repeat for more (IPv6 in brackets; the "
+	  "default is dual-stack, 0.0.0.0:8080 without IPv6; port 0 picks one)",
+	  opt_listen, 0, 0, 0 },
+	{ "port-file", "AIRLOX_PORT_FILE", NULL, "FILE",
+	  "write the bound ADDR:PORT lines to FILE once listening",
+	  opt_str, OFF(port_file), 0, 0 },
+	{ "cert", "AIRLOX_CERT", NULL, "FILE",
+	  "TLS certificate chain (PEM); reloaded on SIGHUP",
+	  opt_str, OFF(cert), 0, 0 },
+	{ "key", "AIRLOX_KEY", NULL, "FILE",
+	  "TLS private key (PEM); reloaded on SIGHUP",
+	  opt_str, OFF(key), 0, 0 },
+	{ "plain-http", "AIRLOX_PLAIN_HTTP", "no", NULL,
+	  "serve plain HTTP, for use behind a TLS proxy or ingress",
+	  opt_bool, OFF(plain_http), 0, 0 },
+	{ "trust-proxy", "AIRLOX_TRUST_PROXY", NULL, "ADDR",
+	  "take the client address from X-Forwarded-For on connections "
+	  "from this proxy address only",
+	  opt_str, OFF(trust_proxy), 0, 0 },
+	/* Storage. */
+	{ "data", "AIRLOX_DATA", "/var/lib/airlox-relayd", "DIR",
+	  "directory of the LMDB database, the only one written",
+	  opt_str, OFF(data_dir), 0, 0 },
+	{ "ephemeral", "AIRLOX_EPHEMERAL", "no", NULL,
+	  "keep nothing: data in a private temporary directory removed at exit",
+	  opt_bool, OFF(ephemeral), 0, 0 },
+	{ "map-size", "AIRLOX_MAP_SIZE", "16G", "SIZE",
+	  "LMDB map size, the most the database may grow to",
+	  opt_size, OFF(map_size), 1 * MB, (uint64_t)1 << 46 },
+	{ "disk-watermark", "AIRLOX_DISK_WATERMARK", "256M", "SIZE",
+	  "free space below which writes get 507 and readiness fails",
+	  opt_size, OFF(disk_watermark), 0, (uint64_t)1 << 60 },
+	/* Sessions. */
+	{ "session-lifetime", "AIRLOX_SESSION_LIFETIME", "24h", "DURATION",
+	  "session lifetime when the manifest asks for none",
+	  opt_dur, OFF(session_lifetime), 60, 3650 * DAY },
+	{ "max-session-lifetime", "AIRLOX_MAX_SESSION_LIFETIME", "30d",
+	  "DURATION", "longest session lifetime accepted",
+	  opt_dur, OFF(max_session_lifetime), 60, 3650 * DAY },
+	{ "allow-no-expiry", "AIRLOX_ALLOW_NO_EXPIRY", "no", NULL,
+	  "accept sessions that never expire",
+	  opt_bool, OFF(allow_no_expiry), 0, 0 },
+	{ "max-item-size", "AIRLOX_MAX_ITEM_SIZE", "100M", "SIZE",
+	  "largest item, all chunks together (at most 100M)",
+	  opt_size, OFF(max_item_size), 1 * KB, 100 * MB },
+	{ "max-session-size", "AIRLOX_MAX_SESSION_SIZE", "1G", "SIZE",
+	  "most bytes stored per session",
+	  opt_size, OFF(max_session_size), 1 * KB, (uint64_t)1 << 50 },
+	{ "retention-age", "AIRLOX_RETENTION_AGE", "7d", "DURATION",
+	  "items older than this are dropped from long sessions",
+	  opt_dur, OFF(retention_age), 60, 3650 * DAY },
+	{ "retention-count", "AIRLOX_RETENTION_COUNT", "10000", "N",
+	  "items kept per session; older ones are dropped",
+	  opt_count, OFF(retention_count), 1, 100000000 },
+	{ "max-transfer", "AIRLOX_MAX_TRANSFER", "10G", "SIZE",
+	  "bytes served and received per session",
+	  opt_size, OFF(max_transfer), 1 * KB, (uint64_t)1 << 50 },
+	{ "max-sessions", "AIRLOX_MAX_SESSIONS", "10000", "N",
+	  "sessions stored at once",
+	  opt_count, OFF(max_sessions), 1, 100000000 },
+	{ "sessions-per-hour", "AIRLOX_SESSIONS_PER_HOUR", "30", "N",
+	  "sessions one client address may create per hour",
+	  opt_count, OFF(sessions_per_hour), 1, 1000000 },
+	{ "max-participants", "AIRLOX_MAX_PARTICIPANTS", "64", "N",
+	  "participants per session",
+	  opt_count, OFF(max_participants), 1, 100000 },
+	{ "creation-token", "AIRLOX_CREATION_TOKEN", NULL, "TOKEN",
+	  "require this bearer token to create sessions",
+	  opt_str, OFF(creation_token), 0, 0 },
+	{ "owner-keys", "AIRLOX_OWNER_KEYS", NULL, "FILE",
+	  "only owner keys listed in FILE (one per line) may create sessions",
+	  opt_str, OFF(owner_keys), 0, 0 },
+	/* Connections and requests. */
+	{ "max-connections", "AIRLOX_MAX_CONNECTIONS", "4096", "N",
+	  "open connections in total",
+	  opt_count, OFF(max_connections), 1, 1000000 },
+	{ "max-connections-per-address", "AIRLOX_MAX_CONNECTIONS_PER_ADDRESS",
+	  "64", "N", "open connections per client address (IPv6 by /64)",
+	  opt_count, OFF(max_connections_per_addr), 1, 1000000 },
+	{ "rate-limit", "AIRLOX_RATE_LIMIT", "50", "N",
+	  "requests per second per client address (bursts of twice that); "
+	  "beyond it, 429 with Retry-After",
+	  opt_count, OFF(rate_limit), 1, 1000000 },
+	{ "max-header-size", "AIRLOX_MAX_HEADER_SIZE", "16K", "SIZE",
+	  "request line and headers together",
+	  opt_size, OFF(max_header_size), 1 * KB, 1 * MB },
+	{ "max-body-size", "AIRLOX_MAX_BODY_SIZE", "2M", "SIZE",
+	  "request body (one chunk of an item per request)",
+	  opt_size, OFF(max_body_size), 1 * KB, 64 * MB },
+	{ "timeout", "AIRLOX_TIMEOUT", "30s", "DURATION",
+	  "idle time after which a connection is closed",
+	  opt_dur, OFF(timeout), 1, 3600 },
+	{ "heartbeat", "AIRLOX_HEARTBEAT", "15s", "DURATION",
+	  "interval of event stream heartbeats",
+	  opt_dur, OFF(heartbeat), 1, 3600 },
+	{ "max-wait", "AIRLOX_MAX_WAIT", "30s", "DURATION",
+	  "longest long-poll wait before 204",
+	  opt_dur, OFF(max_wait), 1, 3600 },
+	{ "stream-buffer", "AIRLOX_STREAM_BUFFER", "1M", "SIZE",
+	  "output queued per event stream before a slow reader is dropped",
+	  opt_size, OFF(sse_max_pending), 4 * KB, 256 * MB },
+	{ "shutdown-grace", "AIRLOX_SHUTDOWN_GRACE", "10s", "DURATION",
+	  "longest wait for pending writes and replies at SIGTERM",
+	  opt_dur, OFF(shutdown_grace), 0, 3600 },
+	/* Program. */
+	{ "log-level", "AIRLOX_LOG_LEVEL", "info", "LEVEL",
+	  "warn, info or debug",
+	  opt_level, OFF(log_level), 0, 0 },
+	{ "help", NULL, NULL, NULL, "print this help and exit",
+	  NULL, 0, 0, 0 },
+	{ "version", NULL, NULL, NULL, "print the version and exit",
+	  NULL, 0, 0, 0 },
+};
+#define NOPTS	(sizeof(relay_opts) / sizeof(relay_opts[0]))
+
+static struct relay_config *cfgp = &relay_cfg;
+#define FIELD(o, type)	((type *)((char *)cfgp + (o)->off))
+
+void
+relay_setcause(char **cause, const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (cause == NULL)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(cause, fmt, ap) == -1)
+		*cause = NULL;
+	va_end(ap);
+}
+
+static int
+opt_str(const struct relay_opt *o, const char *v, char **cause)
+{
+	char	**p = FIELD(o, char *);
+
+	free(*p);
+	if ((*p = strdup(v)) == NULL)
+		return -1;
+	return 0;
+}
+
+static int
+opt_bool(const struct relay_opt *o, const char *v, char **cause)
+{
+	int	*p = FIELD(o, int);
+
+	if (strcmp(v, "1") == 0 || strcmp(v, "yes") == 0 ||
+	    strcmp(v, "true") == 0 || strcmp(v, "on") == 0)
+		*p = 1;
+	else if (strcmp(v, "0") == 0 || strcmp(v, "no") == 0 ||
+	    strcmp(v, "false") == 0 || strcmp(v, "off") == 0)
+		*p = 0;
+	else {
+		relay_setcause(cause, "--%s: not yes or no: %s", o->name, v);
+		return -1;
+	}
+	return 0;
+}
+
+/* A decimal number with an optional suffix from `units`; no overflow. */
+static int
+relay_parse_unit(const char *s, uint64_t *out, const char *units,
+    const uint64_t *mult)
+{
+	uint64_t	 v = 0, m = 1;
+	const char	*p = s, *u;
+
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p != '\0') {
+		if ((u = strchr(units, *p)) == NULL || p[1] != '\0')
+			return -1;
+		m = mult[u - units];
+	}
+	if (v != 0 && m > UINT64_MAX / v)
+		return -1;
+	*out = v * m;
+	return 0;
+}
+
+int
+relay_parse_size(const char *s, uint64_t *out)
+{
+	static const uint64_t	mult[] = { KB, MB, GB, GB * 1024 };
+
+	return relay_parse_unit(s, out, "KMGT", mult);
+}
+
+int
+relay_parse_duration(const char *s, uint64_t *out)
+{
+	static const uint64_t	mult[] = { 1, 60, 3600, DAY };
+
+	return relay_parse_unit(s, out, "smhd", mult);
+}
+
+static int
+opt_number(const struct relay_opt *o, const char *v, char **cause,
+    int (*parse)(const char *, uint64_t *), const char *what)
+{
+	uint64_t	n;
+
+	if (parse(v, &n) != 0) {
+		relay_setcause(cause, "--%s: not a %s: %s", o->name, what, v);
+		return -1;
+	}
+	if (n < o->min || n > o->max) {
+		relay_setcause(cause, "--%s: %s is out of range (%llu to %llu)",
+		    o->name, v, (unsigned long long)o->min,
+		    (unsigned long long)o->max);
+		return -1;
+	}
+	*FIELD(o, uint64_t) = n;
+	return 0;
+}
+
+static int
+opt_size(const struct relay_opt *o, const char *v, char **cause)
+{
+	return opt_number(o, v, cause, relay_parse_size,
+	    "size (N, NK, NM, NG, NT)");
+}
+
+static int
+opt_dur(const struct relay_opt *o, const char *v, char **cause)
+{
+	return opt_number(o, v, cause, relay_parse_duration,
+	    "duration (Ns, Nm, Nh, Nd)");
+}
+
+static int
+relay_parse_count(const char *s, uint64_t *out)
+{
+	return relay_parse_unit(s, out, "", NULL);
+}
+
+static int
+opt_count(const struct relay_opt *o, const char *v, char **cause)
+{
+	return opt_number(o, v, cause, relay_parse_count, "number");
+}
+
+static int
+opt_level(const struct relay_opt *o, const char *v, char **cause)
+{
+	int	*p = FIELD(o, int);
+
+	if (strcmp(v, "warn") == 0)
+		*p = LOG_LEVEL_WARN;
+	else if (strcmp(v, "info") == 0)
+		*p = LOG_LEVEL_INFO;
+	else if (strcmp(v, "debug") == 0)
+		*p = LOG_LEVEL_DEBUG;
+	else {
+		relay_setcause(cause, "--%s: not warn, info or debug: %s", o->name,
+		    v);
+		return -1;
+	}
+	return 0;
+}
+
+/* --listen: from the command line each use adds one; the variable and
+ * the default hold a comma or space separated list. */
+static int
+opt_listen(const struct relay_opt *o, const char *v, char **cause)
+{
+	char	*copy, *tok, *save = NULL;
+
+	if ((copy = strdup(v)) == NULL)
+		return -1;
+	for (tok = strtok_r(copy, ", ", &save); tok != NULL;
+	    tok = strtok_r(NULL, ", ", &save)) {
+		if (cfgp->nlisten >= RELAY_MAX_LISTEN) {
+			relay_setcause(cause, "--%s: more than %d addresses",
+			    o->name, RELAY_MAX_LISTEN);
+			free(copy);
+			return -1;
+		}
+		if ((cfgp->listen[cfgp->nlisten++] = strdup(tok)) ==
+		    NULL) {
+			free(copy);
+			return -1;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+static void
+relay_listen_clear(void)
+{
+	while (cfgp->nlisten > 0)
+		free(cfgp->listen[--cfgp->nlisten]);
+}
+
+void
+relay_config_usage(FILE *f)
+{
+	const struct relay_opt	*o;
+	char			 flag[80];
+	size_t			 i;
+
+	fprintf(f, "usage: airlox-relayd [option ...]\n\n"
+	    "The airlox relay: stores and forwards signed, encrypted items "
+	    "between\nthe participants of sessions. Options (each also an "
+	    "environment variable):\n\n");
+	for (i = 0; i < NOPTS; i++) {
+		o = &relay_opts[i];
+		snprintf(flag, sizeof(flag), "--%s%s%s", o->name,
+		    o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(f, "  %-36s %s\n", flag, o->help);
+		if (o->env != NULL)
+			fprintf(f, "  %-36s   [%s; default: %s]\n", "", o->env,
+			    o->def ? o->def : "unset");
+	}
+}
+
+/* Apply one option by table index; 0 or -1 with *cause set. */
+static int
+relay_opt_apply(const struct relay_opt *o, const char *v, char **cause)
+{
+	if (o->parse(o, v, cause) != 0) {
+		if (*cause == NULL)
+			relay_setcause(cause, "--%s: out of memory", o->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+relay_config_check(struct relay_config *c, char **cause)
+{
+	if (c->plain_http && (c->cert != NULL || c->key != NULL)) {
+		relay_setcause(cause, "--plain-http and --cert/--key exclude each "
+		    "other");
+		return -1;
+	}
+	if (!c->plain_http && (c->cert == NULL || c->key == NULL)) {
+		relay_setcause(cause, "give --cert and --key for HTTPS, or "
+		    "--plain-http to serve plain HTTP behind a TLS proxy");
+		return -1;
+	}
+	if (c->session_lifetime > c->max_session_lifetime) {
+		relay_setcause(cause, "--session-lifetime exceeds "
+		    "--max-session-lifetime");
+		return -1;
+	}
+	if (c->trust_proxy != NULL) {
+		struct relay_addr	a;
+
+		if (relay_addr_parse(&a, c->trust_proxy) != 0) {
+			relay_setcause(cause, "--trust-proxy: not an IP address: %s",
+			    c->trust_proxy);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+relay_config_load(struct relay_config *c, int argc, char **argv,
+    char **cause)
+{
+	struct option		 lo[NOPTS + 1];
+	const struct relay_opt	*o;
+	const char		*v;
+	size_t			 i;
+	int			 ch, idx, cli_listen = 0;
+
+	*cause = NULL;
+	cfgp = c;
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < NOPTS; i++) {
+		o = &relay_opts[i];
+		if (o->parse == NULL)
+			continue;
+		v = o->env != NULL ? getenv(o->env) : NULL;
+		if (v == NULL || *v == '\0')
+			v = o->def;
+		if (v != NULL && relay_opt_apply(o, v, cause) != 0)
+			return -1;
+	}
+	memset(lo, 0, sizeof(lo));
+	for (i = 0; i < NOPTS; i++) {
+		lo[i].name = relay_opts[i].name;
+		lo[i].has_arg = relay_opts[i].arg ? required_argument :
+		    (relay_opts[i].parse == opt_bool ? optional_argument :
+		    no_argument);
+	}
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
+		if (ch == 'h') {
+			relay_config_usage(stdout);
+			return 1;
+		}
+		if (ch != 0) {
+			relay_setcause(cause, "unknown option; see --help");
+			return -1;
+		}
+		o = &relay_opts[idx];
+		if (strcmp(o->name, "help") == 0) {
+			relay_config_usage(stdout);
+			return 1;
+		}
+		if (strcmp(o->name, "version") == 0) {
+			printf("airlox-relayd %s\n", ALX_VERSION_STRING);
+			return 1;
+		}
+		if (o->parse == opt_listen && !cli_listen) {
+			relay_listen_clear();	/* replaces the default */
+			cli_listen = 1;
+		}
+		v = optarg;
+		if (o->parse == opt_bool && v == NULL)
+			v = "yes";
+		if (relay_opt_apply(o, v, cause) != 0)
+			return -1;
+	}
+	if (optind < argc) {
+		relay_setcause(cause, "unexpected argument: %s", argv[optind]);
+		return -1;
+	}
+	c->listen_default = !cli_listen && (getenv("AIRLOX_LISTEN") == NULL ||
+	    *getenv("AIRLOX_LISTEN") == '\0');
+	return relay_config_check(c, cause);
+}
+
+void
+relay_config_free(struct relay_config *c)
+{
+	const struct relay_opt	*o;
+	size_t			 i;
+
+	cfgp = c;
+	relay_listen_clear();
+	for (i = 0; i < NOPTS; i++) {
+		o = &relay_opts[i];
+		if (o->parse == opt_str) {
+			free(*FIELD(o, char *));
+			*FIELD(o, char *) = NULL;
+		}
+	}
+}

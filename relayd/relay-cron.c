@@ -1,0 +1,135 @@
+/*
+ * relay-cron.c: the one periodic timer (redis's serverCron, in small).
+ *
+ * Every tick: the watchdog ping when due. Spread over ticks: the disk
+ * watermark check, the expiry sweep (sessions past their lifetime are
+ * deleted through the writer thread), and freeing idle per-address records.
+ */
+#include "config.h"
+
+#include <sys/statvfs.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "airlox.h"
+#include "util/log.h"
+#include "relayd.h"
+
+#define RELAY_CRON_MS		250
+#define RELAY_DISK_EVERY	4	/* ticks: once a second */
+#define RELAY_SWEEP_EVERY	20	/* ticks: every 5 seconds */
+#define RELAY_GC_EVERY		240	/* ticks: every minute */
+#define RELAY_SWEEP_BATCH	64
+
+static struct event	*relay_cron_ev;
+static uint64_t		 relay_ticks;
+static double		 relay_wd_last;
+static int		 relay_disk_low;
+static relay_expire_fn	*relay_expire_hook;	/* the sessions' sweep */
+
+int
+relay_disk_ok(void)
+{
+	return !relay_disk_low;
+}
+
+/* 0 when the data directory is writable and above the watermark. */
+int
+relay_disk_check(char **why)
+{
+	struct statvfs	 sv;
+	char		 path[4096];
+	uint64_t	 avail;
+	int		 fd;
+
+	if (statvfs(relay_cfg.data_dir, &sv) == -1) {
+		relay_setcause(why, "data directory: %s", strerror(errno));
+		return -1;
+	}
+	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	if (avail < relay_cfg.disk_watermark) {
+		relay_disk_low = 1;
+		relay_setcause(why, "free space %llu bytes is below the "
+		    "watermark of %llu", (unsigned long long)avail,
+		    (unsigned long long)relay_cfg.disk_watermark);
+		return -1;
+	}
+	relay_disk_low = 0;
+	if (why == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "%s/.ready-probe", relay_cfg.data_dir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0600)) == -1 || write(fd, "", 1) != 1) {
+		relay_setcause(why, "data directory not writable: %s",
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	unlink(path);
+	return 0;
+}
+
+void
+relay_cron_set_expire(relay_expire_fn *fn)
+{
+	relay_expire_hook = fn;
+}
+
+static void
+relay_cron_tick(evutil_socket_t fd, short ev, void *arg)
+{
+	uint64_t	wd = relay_notify_watchdog_usec();
+	double		now = relay_now_mono();
+	int		was_low = relay_disk_low;
+
+	relay_ticks++;
+	if (wd != 0 && (now - relay_wd_last) * 1e6 >= (double)wd / 2) {
+		relay_notify_watchdog();
+		relay_wd_last = now;
+	}
+	if (relay_ticks % RELAY_DISK_EVERY == 0) {
+		relay_disk_check(NULL);
+		if (relay_disk_low != was_low) {
+			log_warnx("cron: free space is %s the watermark",
+			    relay_disk_low ? "below" : "back above");
+			relay_notify_status("%s", relay_disk_low ?
+			    "serving reads only: disk below watermark" :
+			    "serving");
+		}
+	}
+	if (relay_ticks % RELAY_SWEEP_EVERY == 0 &&
+	    relay_expire_hook != NULL && !relay.stopping)
+		relay_expire_hook((uint64_t)time(NULL), RELAY_SWEEP_BATCH);
+	if (relay_ticks % RELAY_GC_EVERY == 0)
+		relay_peer_gc();
+}
+
+void
+relay_cron_start(struct event_base *base)
+{
+	struct timeval	tv = { 0, RELAY_CRON_MS * 1000 };
+
+	relay_cron_ev = event_new(base, -1, EV_PERSIST, relay_cron_tick, NULL);
+	if (relay_cron_ev == NULL || event_add(relay_cron_ev, &tv) == -1)
+		fatalx("cron: cannot add the timer");
+	relay_disk_check(NULL);
+	relay_notify_watchdog();
+	relay_wd_last = relay_now_mono();
+}
+
+void
+relay_cron_stop(void)
+{
+	if (relay_cron_ev != NULL)
+		event_free(relay_cron_ev);
+	relay_cron_ev = NULL;
+}

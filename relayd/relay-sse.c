@@ -1,0 +1,258 @@
+/*
+ * relay-sse.c: Server-Sent Events streams, one registry per session.
+ *
+ * libevent 2.1.12 traps handled here:
+ * - While a reply is being written, evhttp keeps EV_READ enabled (to see
+ *   the peer close) with the connection's read timeout, so an idle stream
+ *   would be cut after --timeout. Once the stream starts we clear the read
+ *   timeout and keep a write timeout on the bufferevent.
+ * - A client that stops reading makes output pile up in memory: each send
+ *   checks the bufferevent's pending output against --stream-buffer and
+ *   drops the subscriber past it (it resumes with Last-Event-ID).
+ * - When the peer closes, evhttp detaches the unfinished request from the
+ *   connection and frees the connection; our close hook (relay-conn.c)
+ *   then unregisters the stream and frees the request with
+ *   evhttp_send_reply_end(), which frees a detached request.
+ * Heartbeats are comment lines (": hb") from one timer for all streams.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "airlox.h"
+#include "util/log.h"
+#include "relayd.h"
+
+#define RELAY_SSE_BUCKETS	1024
+#define RELAY_SSE_SNDBUF	(16 * 1024)	/* the kernel doubles it */
+
+TAILQ_HEAD(relay_sseq, relay_sse);
+
+static struct relay_sseq	 relay_sse_tab[RELAY_SSE_BUCKETS];
+static struct event		*relay_sse_hb;
+static unsigned			 relay_nsse;
+static struct log_rl		 relay_sse_rl = LOG_RL_INIT(5, 60);
+
+static unsigned
+relay_sse_bucket(const uint8_t sid[RELAY_SID_LEN])
+{
+	return ((unsigned)sid[0] | (unsigned)sid[1] << 8) % RELAY_SSE_BUCKETS;
+}
+
+unsigned
+relay_sse_count(void)
+{
+	return relay_nsse;
+}
+
+static void
+relay_sse_unlink(struct relay_sse *s)
+{
+	TAILQ_REMOVE(&relay_sse_tab[relay_sse_bucket(s->sid)], s, entry);
+	relay_nsse--;
+	if (s->on_end != NULL)
+		s->on_end(s, s->arg);
+	free(s);
+}
+
+/* The connection is going away (peer closed, dropped, or shutdown). */
+static void
+relay_sse_closed(struct relay_conn *c, void *arg)
+{
+	struct relay_sse	*s = arg;
+
+	/* Detached by evhttp on a peer close: ours to free. */
+	if (evhttp_request_get_connection(s->req) == NULL)
+		evhttp_send_reply_end(s->req);
+	relay_sse_unlink(s);
+}
+
+static struct evbuffer *
+relay_sse_pending(struct relay_sse *s)
+{
+	return bufferevent_get_output(evhttp_connection_get_bufferevent(
+	    s->evcon));
+}
+
+/* Drop a stream: close its connection (the close hook frees it). */
+static void
+relay_sse_drop(struct relay_sse *s, const char *why)
+{
+	if (log_rl_allow(&relay_sse_rl))
+		log_info("sse: dropping a subscriber: %s", why);
+	evhttp_connection_free(s->evcon);
+}
+
+/* Queue bytes on a stream; 0, or -1 when the subscriber was dropped. */
+static int
+relay_sse_write(struct relay_sse *s, struct evbuffer *b)
+{
+	size_t	pending = evbuffer_get_length(relay_sse_pending(s));
+
+	if (pending + evbuffer_get_length(b) > relay_cfg.sse_max_pending) {
+		relay_sse_drop(s, "too much pending output");
+		return -1;
+	}
+	evhttp_send_reply_chunk(s->req, b);
+	return 0;
+}
+
+int
+relay_sse_send(struct relay_sse *s, uint64_t id, const char *event,
+    const char *data, size_t len)
+{
+	struct evbuffer	*b;
+	const char	*p, *nl, *end = data + len;
+	int		 rc;
+
+	if ((b = evbuffer_new()) == NULL)
+		return ALX_ERR_NOMEM;
+	evbuffer_add_printf(b, "id: %llu\nevent: %s\n", (unsigned long long)id,
+	    event);
+	/* A newline in data starts a new data: line. */
+	for (p = data; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', end - p)) == NULL)
+			nl = end;
+		evbuffer_add(b, "data: ", 6);
+		evbuffer_add(b, p, nl - p);
+		evbuffer_add(b, "\n", 1);
+	}
+	evbuffer_add(b, "\n", 1);
+	rc = relay_sse_write(s, b);
+	evbuffer_free(b);
+	if (rc == 0)
+		s->cursor = id;
+	return rc;
+}
+
+struct relay_sse *
+relay_sse_start(struct relay_req *r, const uint8_t sid[RELAY_SID_LEN],
+    uint64_t after, relay_sse_end_fn *on_end, void *arg)
+{
+	struct evkeyvalq	*h = evhttp_request_get_output_headers(r->req);
+	struct relay_sse	*s;
+	struct relay_conn	*c;
+	struct timeval		 wtv;
+	struct bufferevent	*bev;
+	evutil_socket_t		 fd;
+	int			 sndbuf = RELAY_SSE_SNDBUF;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL ||
+	    (s->evcon = evhttp_request_get_connection(r->req)) == NULL ||
+	    (c = relay_conn_find(s->evcon)) == NULL) {
+		free(s);
+		relay_http_error(r->req, 503, ALX_ERR_NOMEM, NULL);
+		return NULL;
+	}
+	s->req = r->req;
+	memcpy(s->sid, sid, RELAY_SID_LEN);
+	s->cursor = after;
+	s->on_end = on_end;
+	s->arg = arg;
+	evhttp_add_header(h, "Content-Type", "text/event-stream");
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	evhttp_add_header(h, "X-Accel-Buffering", "no");
+	evhttp_send_reply_start(r->req, 200, "OK");
+	/* Trap: no read timeout on a stream; a write timeout stays. */
+	bev = evhttp_connection_get_bufferevent(s->evcon);
+	wtv.tv_sec = (time_t)relay_cfg.timeout;
+	wtv.tv_usec = 0;
+	bufferevent_set_timeouts(bev, NULL, &wtv);
+	/* A small kernel buffer, so a stalled reader shows in our count. */
+	if ((fd = bufferevent_getfd(bev)) != -1)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	relay_conn_set_close(c, relay_sse_closed, s);
+	TAILQ_INSERT_TAIL(&relay_sse_tab[relay_sse_bucket(sid)], s, entry);
+	relay_nsse++;
+	return s;
+}
+
+/* Call fn for every stream of a session (fn may drop the stream). */
+void
+relay_sse_foreach(const uint8_t sid[RELAY_SID_LEN],
+    void (*fn)(struct relay_sse *, void *), void *arg)
+{
+	struct relay_sseq	*q = &relay_sse_tab[relay_sse_bucket(sid)];
+	struct relay_sse	*s, *next;
+
+	for (s = TAILQ_FIRST(q); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		if (memcmp(s->sid, sid, RELAY_SID_LEN) == 0)
+			fn(s, arg);
+	}
+}
+
+static void
+relay_sse_hbcb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct relay_sse	*s, *next;
+	struct evbuffer		*b;
+	unsigned		 i;
+
+	for (i = 0; i < RELAY_SSE_BUCKETS; i++) {
+		for (s = TAILQ_FIRST(&relay_sse_tab[i]); s != NULL; s = next) {
+			next = TAILQ_NEXT(s, entry);
+			if ((b = evbuffer_new()) == NULL)
+				return;
+			evbuffer_add(b, ": hb\n\n", 6);
+			relay_sse_write(s, b);
+			evbuffer_free(b);
+		}
+	}
+}
+
+/* End one stream cleanly: the reply is finished, the connection lives. */
+void
+relay_sse_end(struct relay_sse *s)
+{
+	struct relay_conn	*c = relay_conn_find(s->evcon);
+
+	if (c != NULL)
+		relay_conn_set_close(c, NULL, NULL);
+	evhttp_send_reply_end(s->req);
+	relay_sse_unlink(s);
+}
+
+void
+relay_sse_init(struct event_base *base)
+{
+	struct timeval	tv;
+	unsigned	i;
+
+	for (i = 0; i < RELAY_SSE_BUCKETS; i++)
+		TAILQ_INIT(&relay_sse_tab[i]);
+	tv.tv_sec = (time_t)relay_cfg.heartbeat;
+	tv.tv_usec = 0;
+	relay_sse_hb = event_new(base, -1, EV_PERSIST, relay_sse_hbcb, NULL);
+	if (relay_sse_hb == NULL || event_add(relay_sse_hb, &tv) == -1)
+		fatalx("sse: cannot add the heartbeat timer");
+}
+
+/* SIGTERM: end every stream with a final chunk. */
+void
+relay_sse_shutdown(void)
+{
+	struct relay_sse	*s;
+	unsigned		 i;
+
+	for (i = 0; i < RELAY_SSE_BUCKETS; i++)
+		while ((s = TAILQ_FIRST(&relay_sse_tab[i])) != NULL)
+			relay_sse_end(s);
+}
+
+void
+relay_sse_free(void)
+{
+	relay_sse_shutdown();
+	if (relay_sse_hb != NULL)
+		event_free(relay_sse_hb);
+	relay_sse_hb = NULL;
+}

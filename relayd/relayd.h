@@ -1,0 +1,352 @@
+/*
+ * relayd.h: the private header of airlox-relayd, one section per file.
+ *
+ * The relay is one event loop (libevent, evhttp) plus one LMDB writer
+ * thread (relay-store.c). Everything under "struct relay" belongs to the
+ * loop thread.
+ */
+#ifndef RELAYD_H
+#define RELAYD_H
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <openssl/ssl.h>
+
+#include "airlox.h"
+
+struct event;
+struct event_base;
+struct evhttp;
+struct evhttp_request;
+struct evhttp_connection;
+struct evconnlistener;
+struct evbuffer;
+
+#include "relay-store.h"
+
+#define RELAY_MAX_LISTEN	16
+
+/* relay-config.c */
+struct relay_config {
+	char		*listen[RELAY_MAX_LISTEN];
+	int		 nlisten;
+	int		 listen_default;	/* no --listen given */
+	char		*port_file;
+	char		*cert;
+	char		*key;
+	int		 plain_http;
+	char		*data_dir;
+	int		 ephemeral;
+	uint64_t	 map_size;
+	char		*trust_proxy;
+	int		 log_level;
+
+	uint64_t	 session_lifetime;	/* seconds */
+	uint64_t	 max_session_lifetime;	/* seconds */
+	int		 allow_no_expiry;
+	uint64_t	 max_item_size;
+	uint64_t	 max_session_size;
+	uint64_t	 retention_age;		/* seconds */
+	uint64_t	 retention_count;
+	uint64_t	 max_transfer;
+	uint64_t	 max_sessions;
+	uint64_t	 sessions_per_hour;
+	uint64_t	 max_participants;
+	uint64_t	 max_connections;
+	uint64_t	 max_connections_per_addr;
+	uint64_t	 rate_limit;		/* requests/s per address */
+	uint64_t	 max_header_size;
+	uint64_t	 max_body_size;
+	uint64_t	 disk_watermark;	/* free bytes */
+	char		*creation_token;
+	char		*owner_keys;		/* file of owner keys */
+
+	uint64_t	 timeout;		/* idle read/write, seconds */
+	uint64_t	 heartbeat;		/* SSE comment interval */
+	uint64_t	 max_wait;		/* long-poll cap, seconds */
+	uint64_t	 sse_max_pending;	/* bytes queued per stream */
+	uint64_t	 shutdown_grace;	/* seconds */
+};
+
+extern struct relay_config relay_cfg;
+
+/* 0 to run, 1 when --help or --version was printed, -1 on error. */
+int	 relay_config_load(struct relay_config *, int, char **, char **cause);
+void	 relay_config_free(struct relay_config *);
+void	 relay_config_usage(FILE *);
+int	 relay_parse_size(const char *, uint64_t *);
+int	 relay_parse_duration(const char *, uint64_t *);
+void	 relay_setcause(char **, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* relay-addr.c: per client address state (IPv6 grouped by /64) */
+struct relay_addr {
+	uint8_t		 a[16];		/* IPv4 as ::ffff:a.b.c.d */
+};
+struct relay_peer {
+	struct relay_addr	 key;
+	struct relay_peer	*next;		/* hash chain */
+	unsigned		 conns;
+	double			 tokens;	/* request bucket */
+	double			 refill;	/* bucket time, monotonic */
+	double			 last;		/* last use, monotonic */
+	time_t			 hour_start;
+	unsigned		 hour_sessions;
+	time_t			 fail_start;	/* transfer code failures */
+	unsigned		 fails;
+};
+int	 relay_addr_from_sa(struct relay_addr *, const struct sockaddr *);
+int	 relay_addr_parse(struct relay_addr *, const char *);
+void	 relay_addr_str(const struct relay_addr *, char *, size_t);
+struct relay_peer *relay_peer_get(const struct relay_addr *, int create);
+void	 relay_peer_gc(void);
+void	 relay_peer_free_all(void);
+double	 relay_now_mono(void);
+
+/* relay-listen.c */
+int	 relay_listen_start(struct evhttp *, char **cause);
+void	 relay_listen_pause(void);
+void	 relay_listen_resume(void);
+void	 relay_listen_stop(void);
+int	 relay_tls_init(char **cause);
+void	 relay_tls_reload(void);
+void	 relay_tls_free(void);
+int	 relay_tls_enabled(void);
+SSL_CTX	*relay_tls_ctx(void);
+
+/* relay-conn.c */
+struct relay_conn;
+typedef void relay_conn_close_fn(struct relay_conn *, void *);
+struct relay_conn {
+	struct evhttp_connection *evcon;
+	struct bufferevent	*bev;
+	struct relay_addr	 addr;
+	int			 counted_addr;
+	relay_conn_close_fn	*on_close;
+	void			*on_close_arg;
+	struct relay_conn	*hnext;		/* by evcon */
+	TAILQ_ENTRY(relay_conn)	 entry;
+};
+void	 relay_conn_init(struct event_base *);
+void	 relay_conn_free_all(void);
+struct bufferevent *relay_conn_bevcb(struct event_base *, void *);
+struct relay_conn *relay_conn_find(struct evhttp_connection *);
+void	 relay_conn_set_close(struct relay_conn *, relay_conn_close_fn *,
+	    void *);
+unsigned relay_conn_count(void);
+
+/* relay-http.c */
+struct relay_req;
+typedef void relay_handler_fn(struct relay_req *);
+#define RELAY_MAX_PARAMS	4
+struct relay_req {
+	struct evhttp_request	*req;
+	int			 method;
+	const char		*path;		/* decoded path */
+	const char		*query;
+	char			*params[RELAY_MAX_PARAMS];
+	int			 nparams;
+	struct relay_addr	 client;
+	char			 client_str[64];
+};
+struct relay_route {
+	int			 methods;	/* EVHTTP_REQ_* mask */
+	const char		*pattern;	/* "/v1/sessions/:/items" */
+	relay_handler_fn	*handler;
+	int			 flags;
+#define RELAY_ROUTE_NO_RATELIMIT	0x1
+};
+int	 relay_http_init(struct event_base *, struct evhttp **, char **);
+void	 relay_http_add_routes(const struct relay_route *, size_t);
+void	 relay_http_error(struct evhttp_request *, int status, int err,
+	    const char *msg);
+void	 relay_http_json(struct evhttp_request *, int status,
+	    const char *json, size_t len);
+int	 relay_http_status_for(int err);
+void	 relay_http_fail(struct relay_req *, int err, const char *msg);
+void	 relay_http_jw(struct evhttp_request *, int status, struct alx_jw *);
+const char *relay_method_name(int);
+/* A request answered later (after a write): survives its connection. */
+struct relay_hold {
+	struct evhttp_request	*req;
+	struct relay_conn	*conn;
+};
+int	 relay_hold(struct relay_req *, struct relay_hold *);
+struct evhttp_request *relay_release(struct relay_hold *);
+const char *relay_http_header(struct relay_req *, const char *);
+char	*relay_http_query(struct relay_req *, const char *);
+
+/* relay-sse.c */
+struct relay_sse;
+typedef void relay_sse_end_fn(struct relay_sse *, void *);
+struct relay_sse {
+	struct evhttp_request	*req;
+	struct evhttp_connection *evcon;
+	uint8_t			 sid[RELAY_SID_LEN];
+	uint64_t		 cursor;	/* last id sent */
+	relay_sse_end_fn	*on_end;
+	void			*arg;
+	TAILQ_ENTRY(relay_sse)	 entry;
+};
+void	 relay_sse_init(struct event_base *);
+void	 relay_sse_shutdown(void);
+void	 relay_sse_free(void);
+unsigned relay_sse_count(void);
+struct relay_sse *relay_sse_start(struct relay_req *,
+	    const uint8_t sid[RELAY_SID_LEN], uint64_t, relay_sse_end_fn *,
+	    void *);
+int	 relay_sse_send(struct relay_sse *, uint64_t, const char *,
+	    const char *, size_t);
+void	 relay_sse_end(struct relay_sse *);
+void	 relay_sse_foreach(const uint8_t sid[RELAY_SID_LEN],
+	    void (*)(struct relay_sse *, void *), void *);
+
+/* relay-poll.c */
+struct relay_poll;
+typedef void relay_poll_fn(struct relay_poll *, int timedout, void *);
+struct relay_poll {
+	struct evhttp_request	*req;
+	struct evhttp_connection *evcon;
+	uint8_t			 sid[RELAY_SID_LEN];
+	struct event		*timer;
+	relay_poll_fn		*fn;
+	void			*arg;
+	TAILQ_ENTRY(relay_poll)	 entry;
+};
+void	 relay_poll_init(struct event_base *);
+void	 relay_poll_shutdown(void);
+void	 relay_poll_free(void);
+unsigned relay_poll_count(void);
+int	 relay_poll_park(struct relay_req *, const uint8_t sid[RELAY_SID_LEN],
+	    uint64_t wait, relay_poll_fn *, void *);
+void	 relay_poll_wake(const uint8_t sid[RELAY_SID_LEN]);
+
+/* relay-session.c */
+#define RELAY_SREC_LEN	64
+struct relay_srec {
+	uint64_t	created;
+	uint64_t	expires;	/* the relay's end of life; 0 never */
+	uint64_t	ver;		/* current manifest version */
+	uint64_t	bytes;		/* stored */
+	uint64_t	transfer;	/* received and served */
+	uint64_t	nparts;
+	uint64_t	closed;
+	uint64_t	trimmed;	/* events up to here were dropped */
+};
+struct relay_member {
+	uint8_t			 fp[16];
+	struct alx_cert		 cert;
+	int64_t			 last_seq;
+	uint8_t			 last_hash[32];
+	struct relay_member	*next;
+};
+struct relay_session {
+	uint8_t			 sid[RELAY_SID_LEN];
+	char			 sids[24];
+	struct alx_manifest	 man;		/* current, opened */
+	struct relay_srec	 rec;
+	struct relay_member	*members;
+	uint64_t		 last_cursor;
+	int			 refs;		/* async writes in flight */
+	int			 stale;
+	struct relay_session	*next;
+};
+void	 relay_srec_encode(const struct relay_srec *, uint8_t *);
+void	 relay_manifest_key(uint8_t *, const uint8_t *, uint64_t);
+void	 relay_session_free(struct relay_session *);
+void	 relay_session_forget(struct relay_session *);
+void	 relay_session_unref(struct relay_session *);
+void	 relay_session_insert(struct relay_session *);
+int	 relay_session_get(const uint8_t *, struct relay_session **);
+struct relay_member *relay_member_find(struct relay_session *,
+	    const uint8_t *);
+int	 relay_sid_param(struct relay_req *, int, uint8_t *);
+int	 relay_id_param(struct relay_req *, int, uint8_t *);
+int	 relay_session_request(struct relay_req *, struct relay_session **,
+	    struct relay_member **);
+const uint8_t *relay_body(struct relay_req *, size_t *);
+int	 relay_auth(struct relay_req *, struct relay_session *,
+	    const uint8_t *, struct relay_member **);
+int	 relay_event_add(struct relay_wop *, const uint8_t *,
+	    const uint8_t *, const char *, const void *, size_t);
+int	 relay_event_json(uint64_t, const uint8_t *, size_t, struct alx_jw *);
+void	 relay_event_publish(struct relay_session *, const struct relay_wop *);
+void	 relay_session_write_failed(struct relay_session *, int);
+void	 relay_session_free_all(void);
+
+void	 relay_session_drop_cached(const uint8_t *);
+void	 relay_session_deleting(const uint8_t *, int);
+
+/* relay-api-session.c */
+#define RELAY_SUBMIT_FORGET	0x1	/* reload the session after */
+#define RELAY_SUBMIT_SID	0x2	/* the reply names the sid */
+#define RELAY_SUBMIT_VER	0x4	/* the reply names the version */
+#define RELAY_SUBMIT_CLAIM	0x8	/* a taken key is already_claimed */
+int	 relay_submit(struct relay_req *, struct relay_session *,
+	    struct relay_wop *, int, int);
+int	 relay_write_allowed(void);
+int	 relay_submit_publish(struct relay_session *, struct relay_wop *);
+int	 relay_api_session_init(char **);
+void	 relay_api_session_free(void);
+
+/* relay-api-items.c */
+void	 relay_api_items_init(void);
+
+/* relay-api-jobs.c */
+void	 relay_api_jobs_init(void);
+int	 relay_jobs_on_post(struct relay_session *, const struct alx_item *,
+	    struct relay_wop *);
+int	 relay_jobs_on_result(struct relay_session *, const struct alx_item *,
+	    struct relay_wop *);
+
+/* relay-api-codes.c */
+void	 relay_api_codes_init(void);
+void	 relay_codes_sweep(uint64_t);
+void	 relay_codes_free(void);
+
+/* relay-api-log.c */
+void	 relay_api_log_init(void);
+void	 relay_stream_publish(const uint8_t *, uint64_t, const uint8_t *,
+	    size_t);
+void	 relay_stream_close_session(const uint8_t *);
+
+/* relay-health.c */
+void	 relay_health_init(void);
+
+/* relay-notify.c */
+void	 relay_notify_init(void);
+void	 relay_notify_ready(void);
+void	 relay_notify_status(const char *, ...)
+	    __attribute__((format(printf, 1, 2)));
+void	 relay_notify_stopping(void);
+void	 relay_notify_watchdog(void);
+uint64_t relay_notify_watchdog_usec(void);
+
+/* relay-cron.c */
+typedef void relay_expire_fn(uint64_t now, unsigned max);
+void	 relay_cron_set_expire(relay_expire_fn *);
+void	 relay_cron_start(struct event_base *);
+void	 relay_cron_stop(void);
+int	 relay_disk_ok(void);
+int	 relay_disk_check(char **why);
+
+/* relayd.c */
+struct relay {
+	struct event_base	*base;
+	struct evhttp		*http;
+	struct relay_store	*store;
+	int			 stopping;
+	int			 disk_low;
+	time_t			 started;
+};
+extern struct relay relay;
+void	 relay_shutdown(void);
+
+#endif /* RELAYD_H */

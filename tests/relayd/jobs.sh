@@ -1,0 +1,117 @@
+#!/bin/sh
+# jobs.sh: job dispatch. Two approved runners on one label race for one job:
+# exactly one claim wins, the other gets 409 already_claimed; an unapproved
+# runner cannot claim; a job named for a runner whose slots are all taken
+# is refused with runner_busy, and accepted once its result freed the slot;
+# an expired job is never claimed; job state is readable by its author.
+. "${top_srcdir:-.}/tests/relayd/lib.sh"
+need curl
+CLI=$top_builddir/tests/relayd/relay-cli
+S=$T/s
+mkdir -p "$S"
+
+
+start_relay --plain-http
+sid=$("$CLI" create "$S" 3600 execute)
+r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
+like "$r" '^201 ' "an execute session"
+for who in alice:owner bob:sender r1:runner r2:runner r3:runner; do
+	"$CLI" cert "$S" "${who%%:*}" "${who#*:}"
+	r=$(call "${who%%:*}" POST "/v1/sessions/$sid/participants" \
+	    "$S/${who%%:*}.cert")
+	case $r in 201*) ;; *) diag "join ${who%%:*}: $r" ;; esac
+done
+like "$r" '^201 ' "owner, sender and three runners joined"
+"$CLI" approve "$S" r1 gpu1 pool
+r=$(call alice PUT "/v1/sessions/$sid/manifest" "$S/manifest.json")
+like "$r" '^200 \{"ver":2,' "the owner approves runner gpu1 (label pool)"
+"$CLI" approve "$S" r2 gpu2 pool
+r=$(call alice PUT "/v1/sessions/$sid/manifest" "$S/manifest.json")
+like "$r" '^200 \{"ver":3,' "and runner gpu2 (label pool)"
+for n in 1 2 3; do
+	"$CLI" announce "$S" r$n gpu$n pool 1 >"$T/ann$n"
+	r=$(call r$n POST "/v1/sessions/$sid/runners" "$T/ann$n")
+	like "$r" '^200 ' "runner r$n announces one slot"
+done
+r=$(call bob POST "/v1/sessions/$sid/runners" "$T/ann1")
+like "$r" '^403 ' "a sender cannot announce"
+r=$(call bob GET "/v1/sessions/$sid/runners" -)
+is "$(echo "$r" | grep -o '"approved":true' | wc -l)" 2 \
+    "runners list: two approved"
+like "$r" '"online":true,"busy":0' "online and idle"
+
+JOB_TARGET=label:pool "$CLI" item "$S" bob job
+job=$(cat "$S/item.id")
+r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
+like "$r" '^201 ' "a job for label pool"
+r=$(call bob GET "/v1/sessions/$sid/jobs/$job" -)
+like "$r" "^200 \\{\"jobs\":\\[\\{\"id\":\"$job\",\"state\":\"waiting\",\"why\":\"unclaimed\"" \
+    "its author sees it waiting"
+
+# Two claims at once.
+pids=
+for n in 1 2; do
+	"$CLI" claim "$S" r$n "$job" >"$T/claim$n"
+	auth=$("$CLI" auth "$S" r$n POST "/v1/sessions/$sid/jobs/$job/claim" \
+	    "$T/claim$n" "$ADDR")
+	echo "$auth" >"$T/auth$n"
+done
+for n in 1 2; do
+	curl -sS -o "$T/cb$n" -w '%{http_code}' -H "Authorization: $(cat "$T/auth$n")" \
+	    --data-binary @"$T/claim$n" "$URL/v1/sessions/$sid/jobs/$job/claim" \
+	    >"$T/cc$n" &
+	pids="$pids $!"
+done
+for p in $pids; do
+	wait "$p"
+done
+codes=$(cat "$T/cc1" "$T/cc2" | fold -w3 | sort | tr '\n' ' ')
+is "$codes" "200 409 " "two runners, one job: exactly one claim wins"
+loser=1
+winner=2
+[ "$(cat "$T/cc1")" = 200 ] && { winner=1; loser=2; }
+like "$(cat "$T/cb$loser")" '^\{"error":"already_claimed"' \
+    "the other gets already_claimed"
+"$CLI" claim "$S" r3 "$job" >"$T/claim3"
+r=$(call r3 POST "/v1/sessions/$sid/jobs/$job/claim" "$T/claim3")
+like "$r" '^403 ' "an unapproved runner cannot claim"
+r=$(call bob GET "/v1/sessions/$sid/jobs/$job" -)
+like "$r" '"state":"claimed","claimed_by":"[A-Za-z0-9_-]{22}"' \
+    "the job is claimed, by whom is shown"
+r=$(call r1 GET "/v1/sessions/$sid/jobs" -)
+is "$r" '200 {"jobs":[]}' "a runner does not see others' job state"
+
+# A job named for the busy winner is refused; its result frees the slot.
+cp "$S/bob.seq" "$S/bob.prev" "$T/"
+JOB_TARGET=runner:gpu$winner "$CLI" item "$S" bob job
+r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
+like "$r" '^409 \{"error":"runner_busy"' "a named runner with no free slot: 409 runner_busy"
+cp "$T/bob.seq" "$T/bob.prev" "$S/"
+REPLY_TO=$job "$CLI" item "$S" r$winner result
+r=$(call r$winner POST "/v1/sessions/$sid/items" "$S/item.json")
+like "$r" '^201 ' "the winner posts its result"
+r=$(call bob GET "/v1/sessions/$sid/jobs/$job" -)
+like "$r" '"state":"done"' "the job is done"
+JOB_TARGET=runner:gpu$winner "$CLI" item "$S" bob job
+r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
+like "$r" '^201 ' "the named job is accepted once the slot is free"
+
+# An expired job is never claimed.
+JOB_TARGET=label:pool JOB_TTL=1 "$CLI" item "$S" bob job
+old=$(cat "$S/item.id")
+r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
+like "$r" '^201 ' "a job that expires in 1 s"
+wait_for sh -c "'$CLI' auth '$S' bob GET '/v1/sessions/$sid/jobs/$old' - \
+    '$ADDR' >'$T/a' && curl -sS -H \"Authorization: \$(cat '$T/a')\" \
+    '$URL/v1/sessions/$sid/jobs/$old' | grep -q '\"state\":\"expired\"'"
+ok $? "its state becomes expired"
+"$CLI" claim "$S" r$loser "$old" >"$T/claim4"
+r=$(call r$loser POST "/v1/sessions/$sid/jobs/$old/claim" "$T/claim4")
+like "$r" '^410 \{"error":"expired"' "a claim after not_after: 410 expired"
+"$CLI" claim "$S" r$loser "$job" >"$T/claim5"
+r=$(call r$loser POST "/v1/sessions/$sid/jobs/AAAAAAAAAAAAAAAAAAAAAA/claim" \
+    "$T/claim5")
+like "$r" '^(400|404) ' "a claim for another job id than the path: refused"
+stop_relay TERM
+is "$RELAY_STATUS" 0 "SIGTERM: exit status 0"
+done_testing

@@ -1,0 +1,121 @@
+#!/bin/sh
+# stream.sh: durability and streams under stress. kill -9 during a run of
+# posts, then every item answered 201 is in the log byte for byte; a
+# subscriber that stops reading is dropped past --stream-buffer (and the
+# relay goes on); SIGTERM ends open streams cleanly and exits 0.
+. "${top_srcdir:-.}/tests/relayd/lib.sh"
+need curl python3
+CLI=$top_builddir/tests/relayd/relay-cli
+S=$T/s
+mkdir -p "$S"
+
+
+start_relay --plain-http --stream-buffer 8K --rate-limit 100000
+sid=$("$CLI" create "$S" 3600)
+r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
+like "$r" '^201 ' "a session"
+for who in bob:sender carol:observer; do
+	"$CLI" cert "$S" "${who%%:*}" "${who#*:}"
+	r=$(call "${who%%:*}" POST "/v1/sessions/$sid/participants" \
+	    "$S/${who%%:*}.cert")
+done
+like "$r" '^201 ' "two participants"
+
+# A reader that never reads: its socket buffers fill, then the relay's
+# output for it passes 8K and it is dropped.
+auth=$("$CLI" auth "$S" carol GET "/v1/sessions/$sid/stream" - "$ADDR")
+python3 - "$ADDR" "/v1/sessions/$sid/stream" "$auth" "$T/slow.ready" <<'PY' &
+import socket, sys, time
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect((host, int(port)))
+s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: %s\r\n\r\n"
+           % (sys.argv[2], sys.argv[1], sys.argv[3])).encode())
+open(sys.argv[4], "w").write("1")
+time.sleep(120)
+PY
+EXTRA_PIDS=$!
+wait_for test -s "$T/slow.ready"
+wait_for sh -c "curl -s '$URL/v1/health' | grep -q '\"streams\":1,'"
+ok $? "the slow reader's stream is open"
+i=0
+mkdir -p "$T/posted"
+while [ $i -lt 400 ] && ! grep -q 'dropping a subscriber' "$T/relay.log"; do
+	i=$((i + 1))
+	"$CLI" item "$S" bob text
+	r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
+	case $r in
+	"201 "*) c=$(echo "$r" | sed 's/.*"cursor":\([0-9]*\).*/\1/')
+		cp "$S/item.json" "$T/posted/$c" ;;
+	*) diag "post: $r"; break ;;
+	esac
+done
+like "$(cat "$T/relay.log")" 'sse: dropping a subscriber: too much pending output' \
+    "past --stream-buffer the slow subscriber is dropped ($i posts)"
+wait_for sh -c "curl -s '$URL/v1/health' | grep -q '\"streams\":0,'"
+ok $? "and its stream is freed"
+kill "$EXTRA_PIDS" 2>/dev/null
+wait "$EXTRA_PIDS" 2>/dev/null
+EXTRA_PIDS=
+
+# kill -9 in the middle of posts: every 201 survives.
+( while :; do
+	"$CLI" item "$S" bob text || exit
+	auth=$("$CLI" auth "$S" bob POST "/v1/sessions/$sid/items" \
+	    "$S/item.json" "$ADDR") || exit
+	out=$(curl -sS -w ' %{http_code}' -H "Authorization: $auth" \
+	    --data-binary @"$S/item.json" "$URL/v1/sessions/$sid/items" \
+	    2>/dev/null) || exit
+	case $out in
+	*" 201") c=$(echo "$out" | sed 's/.*"cursor":\([0-9]*\).*/\1/')
+		cp "$S/item.json" "$T/posted/$c" ;;
+	*) echo "# poster stops: $out"; exit ;;
+	esac
+done ) &
+poster=$!
+EXTRA_PIDS=$poster
+before=$(ls "$T/posted" | wc -l)
+wait_for sh -c "[ \$(ls '$T/posted' | wc -l) -ge $((before + 40)) ]"
+kill -9 "$RELAY_PID"
+wait "$RELAY_PID" 2>/dev/null
+RELAY_PID=
+wait "$poster"
+EXTRA_PIDS=
+n=$(ls "$T/posted" | wc -l)
+[ "$n" -ge $((before + 40)) ]
+ok $? "$((n - before)) more items answered 201 before kill -9"
+start_relay --plain-http --rate-limit 100000
+ok $? "the relay restarts on the same data"
+auth=$("$CLI" auth "$S" carol GET "/v1/sessions/$sid/log?after=0&limit=1000" \
+    - "$ADDR")
+curl -sS -H "Authorization: $auth" \
+    "$URL/v1/sessions/$sid/log?after=0&limit=1000" >"$T/log.json"
+missing=$(python3 - "$T/log.json" "$T/posted" <<'PY'
+import json, os, sys
+log = json.load(open(sys.argv[1]))
+by = {e["cursor"]: e for e in log["events"]}
+bad = []
+for name in os.listdir(sys.argv[2]):
+    want = json.loads(open(os.path.join(sys.argv[2], name)).read())
+    got = by.get(int(name))
+    if got is None or got["type"] != "item" or got["data"] != want:
+        bad.append(name)
+print(" ".join(sorted(bad)))
+PY
+)
+is "$missing" "" "every item answered 201 is in the log after kill -9, unchanged"
+
+# SIGTERM with a stream open: it ends cleanly, exit 0.
+auth=$("$CLI" auth "$S" carol GET "/v1/sessions/$sid/stream" - "$ADDR")
+curl -sS -N --max-time 20 -H "Authorization: $auth" \
+    -H "Last-Event-ID: 999999" "$URL/v1/sessions/$sid/stream" \
+    >"$T/sse" 2>"$T/sse.err" &
+sse=$!
+wait_for sh -c "curl -s '$URL/v1/health' | grep -q '\"streams\":1,'"
+ok $? "a stream is open"
+stop_relay TERM
+is "$RELAY_STATUS" 0 "SIGTERM with a stream open: exit status 0"
+wait "$sse"
+is $? 0 "the stream ended cleanly (curl saw the end of the reply)"
+done_testing

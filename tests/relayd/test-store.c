@@ -1,0 +1,346 @@
+/*
+ * test-store.c: relay-store.c against a real LMDB environment in a
+ * temporary directory: put/get, items after a cursor, the writer thread's
+ * group commit, deleting a session leaves none of its keys (checked with a
+ * cursor walk here and with mdb_dump by the caller), and a full map gives
+ * ALX_ERR_NO_SPACE (the relay's 507) without breaking the store.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <lmdb.h>
+
+#include "airlox.h"
+#include "util/log.h"
+#include "tap.h"
+#include "../../relayd/relay-store.h"
+
+static char	tmpdir[] = "/tmp/alx-store-XXXXXX";
+
+static void
+rmtree(const char *dir)
+{
+	char	path[512];
+
+	snprintf(path, sizeof(path), "%s/data.mdb", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/lock.mdb", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+struct collect {
+	uint64_t	cursors[64];
+	char		vals[64][32];
+	int		n;
+};
+
+static int
+collect_cb(uint64_t cursor, const uint8_t *v, size_t len, void *arg)
+{
+	struct collect	*c = arg;
+
+	if (c->n >= 64 || len >= 32)
+		return ALX_ERR_TOO_LARGE;
+	c->cursors[c->n] = cursor;
+	memcpy(c->vals[c->n], v, len);
+	c->vals[c->n][len] = '\0';
+	c->n++;
+	return 0;
+}
+
+static int
+append_item(struct relay_store *st, const uint8_t *sid, const char *id,
+    const char *val, uint64_t *cursor)
+{
+	struct relay_wop	*op;
+	uint8_t			 key[RELAY_SID_LEN + 32];
+	size_t			 idlen = strlen(id);
+	int			 rc;
+
+	memcpy(key, sid, RELAY_SID_LEN);
+	memcpy(key + RELAY_SID_LEN, id, idlen);
+	op = relay_wop_new(NULL, NULL);
+	relay_wop_add(op, RELAY_W_APPEND_ITEM, RELAY_DB_ITEMS, key,
+	    RELAY_SID_LEN + idlen, val, strlen(val));
+	rc = relay_store_apply(st, op);
+	*cursor = op->cursor;
+	relay_wop_free(op);
+	return rc;
+}
+
+/* Async completions: count them and stop the loop after `want`. */
+struct async_state {
+	struct event_base	*base;
+	int			 done, want, errors;
+	uint64_t		 last_cursor;
+};
+
+static void
+async_done(struct relay_wop *op, void *arg)
+{
+	struct async_state	*as = arg;
+
+	if (op->result != 0)
+		as->errors++;
+	else if (op->cursor != as->last_cursor + 1)
+		as->errors++;	/* cursors must be dense and in order */
+	as->last_cursor = op->cursor;
+	relay_wop_free(op);
+	if (++as->done == as->want)
+		event_base_loopbreak(as->base);
+}
+
+static void
+test_basic(struct relay_store *st)
+{
+	uint8_t		 sid1[RELAY_SID_LEN], sid2[RELAY_SID_LEN], sk[64];
+	struct relay_wop *op;
+	struct alx_buf	 b;
+	struct collect	 c;
+	uint64_t	 cur, count;
+	int		 i, rc;
+	char		 id[16], val[16];
+
+	memset(sid1, 0x11, sizeof(sid1));
+	memset(sid2, 0x22, sizeof(sid2));
+	alx_buf_init(&b, 1024);
+
+	op = relay_wop_new(NULL, NULL);
+	relay_wop_add(op, RELAY_W_PUT_NEW, RELAY_DB_SESSIONS, sid1,
+	    RELAY_SID_LEN, "session-one", 11);
+	is_int(relay_store_apply(st, op), 0, "put a session");
+	relay_wop_free(op);
+	op = relay_wop_new(NULL, NULL);
+	relay_wop_add(op, RELAY_W_PUT_NEW, RELAY_DB_SESSIONS, sid1,
+	    RELAY_SID_LEN, "again", 5);
+	is_int(relay_store_apply(st, op), ALX_ERR_REPLAYED,
+	    "put_new on an existing key is refused");
+	relay_wop_free(op);
+	is_int(relay_store_get(st, RELAY_DB_SESSIONS, sid1, RELAY_SID_LEN, &b),
+	    0, "get the session");
+	ok(b.len == 11 && memcmp(b.data, "session-one", 11) == 0,
+	    "the session record is byte for byte what was put");
+	is_int(relay_store_get(st, RELAY_DB_SESSIONS, sid2, RELAY_SID_LEN, &b),
+	    ALX_ERR_NOT_FOUND, "an unknown session is not_found");
+
+	for (i = 0; i < 10; i++) {
+		snprintf(id, sizeof(id), "item%d", i);
+		snprintf(val, sizeof(val), "v%d", i);
+		rc = append_item(st, i % 2 ? sid2 : sid1, id, val, &cur);
+		if (rc != 0 || cur != (uint64_t)(i / 2 + 1))
+			break;
+	}
+	is_int(i, 10, "ten items appended, cursors dense per session");
+	is_int(append_item(st, sid1, "item0", "dup", &cur), ALX_ERR_REPLAYED,
+	    "an item id cannot be posted twice");
+
+	memset(&c, 0, sizeof(c));
+	rc = relay_store_items_after(st, sid1, 2, 64, collect_cb, &c);
+	is_int(rc, 3, "three items of session 1 after cursor 2");
+	ok(c.n == 3 && c.cursors[0] == 3 && c.cursors[2] == 5 &&
+	    strcmp(c.vals[0], "v4") == 0 && strcmp(c.vals[2], "v8") == 0,
+	    "items after a cursor come oldest first with their values");
+	memset(&c, 0, sizeof(c));
+	is_int(relay_store_items_after(st, sid1, 5, 64, collect_cb, &c), 0,
+	    "nothing after the last cursor");
+	memset(&c, 0, sizeof(c));
+	is_int(relay_store_items_after(st, sid2, 0, 2, collect_cb, &c), 2,
+	    "the max count bounds a listing");
+	is_int(relay_store_last_cursor(st, sid2, &cur), 0, "last cursor");
+	is_int(cur, 5, "last cursor of session 2 is 5");
+
+	/* Keys in the other per-session databases, and an expiry entry. */
+	memcpy(sk, sid1, RELAY_SID_LEN);
+	memcpy(sk + RELAY_SID_LEN, "participant", 11);
+	op = relay_wop_new(NULL, NULL);
+	relay_wop_add(op, RELAY_W_PUT, RELAY_DB_PARTICIPANTS, sk,
+	    RELAY_SID_LEN + 11, "p", 1);
+	relay_wop_add(op, RELAY_W_PUT, RELAY_DB_CHUNKS, sk,
+	    RELAY_SID_LEN + 11, "c", 1);
+	relay_wop_add(op, RELAY_W_PUT, RELAY_DB_RECEIPTS, sk,
+	    RELAY_SID_LEN + 11, "r", 1);
+	relay_wop_add(op, RELAY_W_PUT, RELAY_DB_JOBS, sk,
+	    RELAY_SID_LEN + 11, "j", 1);
+	is_int(relay_store_apply(st, op), 0, "keys in five databases");
+	relay_wop_free(op);
+
+	is_int(relay_store_count_session(st, sid1, &count), 0, "count keys");
+	is_int(count, 1 + 5 + 5 + 4, "session 1 has 15 keys");
+
+	op = relay_wop_new(NULL, NULL);
+	relay_wop_add(op, RELAY_W_DEL_SESSION, RELAY_DB_SESSIONS, sid1,
+	    RELAY_SID_LEN, NULL, 0);
+	is_int(relay_store_apply(st, op), 0, "delete session 1");
+	relay_wop_free(op);
+	is_int(relay_store_count_session(st, sid1, &count), 0, "count again");
+	is_int(count, 0, "no key of the deleted session is left");
+	is_int(relay_store_count_session(st, sid2, &count), 0,
+	    "count session 2");
+	is_int(count, 10, "the other session is untouched (5 items, 5 ids)");
+	alx_buf_free(&b);
+}
+
+struct record_state {
+	struct event_base	*base;
+	int			 n;
+	int			 results[3];
+	uint64_t		 cursors[3];
+};
+
+static void
+record_done(struct relay_wop *op, void *arg)
+{
+	struct record_state	*rs = arg;
+
+	rs->results[rs->n] = op->result;
+	rs->cursors[rs->n] = op->cursor;
+	relay_wop_free(op);
+	if (++rs->n == 3)
+		event_base_loopbreak(rs->base);
+}
+
+static void
+test_async(struct relay_store *st)
+{
+	struct record_state	 rs;
+	struct async_state	 as;
+	struct relay_wop	*op;
+	uint8_t			 key[RELAY_SID_LEN + 16];
+	int			 i, n = 300;
+
+	memset(&as, 0, sizeof(as));
+	as.base = event_base_new();
+	as.want = n;
+	is_int(relay_store_start(st, as.base), 0, "writer thread starts");
+	memset(key, 0x33, RELAY_SID_LEN);
+	for (i = 0; i < n; i++) {
+		snprintf((char *)key + RELAY_SID_LEN, 16, "a%05d", i);
+		op = relay_wop_new(async_done, &as);
+		relay_wop_add(op, RELAY_W_APPEND_ITEM, RELAY_DB_ITEMS, key,
+		    RELAY_SID_LEN + 6, "x", 1);
+		if (relay_store_submit(st, op) != 0)
+			break;
+	}
+	is_int(i, n, "300 writes queued");
+	event_base_dispatch(as.base);
+	is_int(as.done, n, "every queued write completed on the loop");
+	is_int(as.errors, 0, "every write committed, cursors in order");
+	is_int(relay_store_pending(st), 0, "nothing left in flight");
+
+	/* Queued together (usually one batch): a duplicate between two. */
+	memset(&rs, 0, sizeof(rs));
+	rs.base = as.base;
+	for (i = 0; i < 3; i++) {
+		snprintf((char *)key + RELAY_SID_LEN, 16, "%s",
+		    i == 1 ? "a00007" : i == 0 ? "b00001" : "b00002");
+		op = relay_wop_new(record_done, &rs);
+		relay_wop_add(op, RELAY_W_APPEND_ITEM, RELAY_DB_ITEMS, key,
+		    RELAY_SID_LEN + 6, "y", 1);
+		relay_store_submit(st, op);
+	}
+	event_base_dispatch(as.base);
+	ok(rs.n == 3 && rs.results[0] == 0 &&
+	    rs.results[1] == ALX_ERR_REPLAYED && rs.results[2] == 0,
+	    "a failing write does not fail its batch neighbours");
+	ok(rs.cursors[0] == 301 && rs.cursors[2] == 302,
+	    "and its neighbours get consecutive cursors");
+	relay_store_drain(st);
+	event_base_free(as.base);
+}
+
+static void
+test_map_full(void)
+{
+	char			 dir[] = "/tmp/alx-store-full-XXXXXX";
+	struct relay_store	*st;
+	struct relay_wop	*op;
+	struct alx_buf		 b;
+	uint8_t			 key[RELAY_SID_LEN + 8], *big;
+	char			*cause = NULL;
+	int			 i, rc = 0;
+
+	if (mkdtemp(dir) == NULL) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	is_int(relay_store_open(&st, dir, 1024 * 1024, &cause), 0,
+	    "open a store with a 1 MiB map");
+	big = calloc(1, 64 * 1024);
+	memset(key, 0x44, RELAY_SID_LEN);
+	for (i = 0; i < 64; i++) {
+		relay_be64(key + RELAY_SID_LEN, (uint64_t)i);
+		op = relay_wop_new(NULL, NULL);
+		relay_wop_add(op, RELAY_W_PUT, RELAY_DB_CHUNKS, key,
+		    sizeof(key), big, 64 * 1024);
+		rc = relay_store_apply(st, op);
+		relay_wop_free(op);
+		if (rc != 0)
+			break;
+	}
+	ok(i > 0 && i < 64, "the map fills after %d writes of 64 KiB", i);
+	is_int(rc, ALX_ERR_NO_SPACE, "a full map is ALX_ERR_NO_SPACE");
+	is_str(alx_errname(rc), "insufficient_storage",
+	    "named insufficient_storage (HTTP 507)");
+	alx_buf_init(&b, 128 * 1024);
+	relay_be64(key + RELAY_SID_LEN, 0);
+	is_int(relay_store_get(st, RELAY_DB_CHUNKS, key, sizeof(key), &b), 0,
+	    "reads still work when the map is full");
+	alx_buf_free(&b);
+	relay_be64(key + RELAY_SID_LEN, 0);
+	op = relay_wop_new(NULL, NULL);
+	relay_wop_add(op, RELAY_W_DEL, RELAY_DB_CHUNKS, key, sizeof(key),
+	    NULL, 0);
+	is_int(relay_store_apply(st, op), 0,
+	    "deleting still works when the map is full");
+	relay_wop_free(op);
+	free(big);
+	relay_store_close(st);
+	rmtree(dir);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct relay_store	*st;
+	char			*cause = NULL;
+
+	log_init("test-store", LOG_LEVEL_WARN);
+	if (mkdtemp(tmpdir) == NULL)
+		tap_skip_all("mkdtemp failed");
+	if (relay_store_open(&st, tmpdir, 64 * 1024 * 1024, &cause) != 0) {
+		printf("# %s\n", cause ? cause : "open failed");
+		ok(0, "open the store");
+		return tap_done();
+	}
+	ok(1, "open the store");
+	test_basic(st);
+	test_async(st);
+	relay_store_close(st);
+	/* Reopen: what was committed is there. */
+	is_int(relay_store_open(&st, tmpdir, 64 * 1024 * 1024, &cause), 0,
+	    "reopen the store");
+	{
+		uint64_t	cur = 0;
+		uint8_t		sid[RELAY_SID_LEN];
+
+		memset(sid, 0x33, sizeof(sid));
+		relay_store_last_cursor(st, sid, &cur);
+		is_int(cur, 302, "all 302 group-committed items survive a reopen");
+	}
+	relay_store_close(st);
+	if (argc > 1 && strcmp(argv[1], "-k") == 0)
+		printf("# kept %s\n", tmpdir);
+	else
+		rmtree(tmpdir);
+	test_map_full();
+	return tap_done();
+}
