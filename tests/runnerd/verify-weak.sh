@@ -8,9 +8,10 @@ need_local
 VW=$top_builddir/tests/runnerd/verify-weak
 WSHIM=$top_builddir/tests/runnerd/weak-shim
 
-# The state dir must be outside /tmp (the sandbox's /tmp is its own).
-SD=$(cd "$top_builddir" && pwd)/tests/runnerd/weak-state.$$
-mkdir -p "$SD" "$T/work" && chmod 700 "$SD" || exit 99
+# The state dir must be outside /tmp (the sandbox's /tmp is its own), and
+# the build tree itself may be under /tmp (CI's clone can be): /var/tmp.
+SD=$(mktemp -d /var/tmp/airlox-weak-state.XXXXXX) || exit 99
+mkdir -p "$T/work" && chmod 700 "$SD" || exit 99
 trap 'rm -rf "$SD"; cleanup' EXIT INT TERM
 
 # weak BITS MODE PROBE...: with BITS off, each PROBE fails
