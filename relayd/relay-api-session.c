@@ -74,8 +74,12 @@ relay_wctx_done(struct relay_wop *op, void *arg)
 		if (req != NULL) {
 			alx_jw_init(&jw, 1024);
 			alx_jw_obj_begin(&jw);
-			if (w->flags & RELAY_SUBMIT_SID)
+			if (w->flags & RELAY_SUBMIT_SID) {
 				alx_jw_kstr(&jw, "sid", s->sids);
+				/* The relay's end of life for it (0: never). */
+				alx_jw_kint(&jw, "expires",
+				    (int64_t)s->rec.expires);
+			}
 			if (w->flags & RELAY_SUBMIT_VER)
 				alx_jw_kint(&jw, "ver", (int64_t)s->rec.ver);
 			alx_jw_kint(&jw, "cursor", (int64_t)op->cursor);
