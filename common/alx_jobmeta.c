@@ -389,7 +389,7 @@ alx_resultmeta_decode(struct alx_resultmeta *rm, const char *json, size_t len)
 		if ((r = alx_json_get_str(j, 0, "reason", &s,
 		    ALX_REASON_MAX)) != ALX_OK)
 			goto out;
-		if (!alx_refusal_valid(s)) {
+		if (alx_refusal_valid(s) != ALX_OK) {
 			r = ALX_ERR_INVALID;
 			goto out;
 		}

@@ -73,39 +73,9 @@ runner_job_cleanup(struct runner_job *rj)
 		sandbox_free(rj->sb);
 	if (rj->jobdir[0] != '\0')
 		runner_rmtree(AT_FDCWD, rj->jobdir);
-	free(rj->payload);
 	alx_jobmeta_free(&rj->meta);
 	alx_wipe(rj->kitem, sizeof(rj->kitem));
 	memset(rj, 0, sizeof(*rj));
-}
-
-/* Write the job's source file (kind python) into its work folder. */
-static int
-runner_job_write_file(struct runner_job *rj)
-{
-	char	path[PATH_MAX];
-	int	fd;
-	ssize_t	w;
-	size_t	off = 0;
-
-	if (rj->meta.kind != ALX_JOBKIND_PYTHON)
-		return ALX_OK;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", rj->workdir,
-	    rj->meta.file) >= sizeof(path))
-		return ALX_ERR_BAD_PATH;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0644);
-	if (fd == -1)
-		return ALX_ERR_IO;
-	while (off < rj->payload_len) {
-		w = write(fd, rj->payload + off, rj->payload_len - off);
-		if (w <= 0) {
-			close(fd);
-			return ALX_ERR_IO;
-		}
-		off += (size_t)w;
-	}
-	return close(fd) == 0 ? ALX_OK : ALX_ERR_IO;
 }
 
 int
@@ -133,7 +103,7 @@ runner_job_prepare(struct runner_job *rj, const char *work_root)
 	if ((r = runner_mkdir(rj->workdir)) != ALX_OK ||
 	    (r = runner_mkdir(rj->outdir)) != ALX_OK)
 		return r;
-	return runner_job_write_file(rj);
+	return ALX_OK;
 }
 
 int
@@ -204,11 +174,11 @@ runner_job_status(enum sandbox_status st)
 	return ALX_JOB_INTERRUPTED;
 }
 
-/* Text for the result: capped, valid UTF-8, paths redacted. */
-static char *
-runner_job_text(const struct runner_job *rj, const char *s, size_t len,
-    const char *home)
+/* Text for a result or progress: capped, valid UTF-8, paths redacted. */
+char *
+runner_job_text(const struct runner_job *rj, const char *s, size_t len)
 {
+	const char		*home = getenv("HOME");
 	struct redact_rule	 rules[6];
 	char			*clean, *red;
 	size_t			 clen;
@@ -232,8 +202,6 @@ int
 runner_job_result(struct runner_job *rj, const struct sandbox_result *res,
     const char *env_json, struct alx_resultmeta *rm)
 {
-	const char	*home = getenv("HOME");
-
 	memset(rm, 0, sizeof(*rm));
 	memcpy(rm->job, rj->id, ALX_ID_LEN);
 	memcpy(rm->job_hash, rj->hash, ALX_HASH_LEN);
@@ -241,8 +209,8 @@ runner_job_result(struct runner_job *rj, const struct sandbox_result *res,
 	rm->has_exit = res->exited;
 	rm->exit_code = res->exited ? res->exit_code : 0;
 	rm->signal = res->signo;
-	rm->out = runner_job_text(rj, res->out, res->out_len, home);
-	rm->err = runner_job_text(rj, res->err, res->err_len, home);
+	rm->out = runner_job_text(rj, res->out, res->out_len);
+	rm->err = runner_job_text(rj, res->err, res->err_len);
 	if (rm->out == NULL || rm->err == NULL) {
 		alx_resultmeta_free(rm);
 		return ALX_ERR_NOMEM;

@@ -31,7 +31,7 @@
 #define PROGRESS_INTERVAL_MS	1000
 #define PROGRESS_MAX		(16 * 1024)
 #define POLL_IDLE_S		10
-#define POLL_BUSY_S		1
+#define STEP_WAIT_MS		250
 
 volatile sig_atomic_t	runner_stop;
 
@@ -302,10 +302,10 @@ runner_progress(struct runner *rn, struct runner_slot *sl, int force)
 	memset(&pm, 0, sizeof(pm));
 	memcpy(pm.job, sl->job.id, ALX_ID_LEN);
 	pm.seq = ++sl->pseq;
-	pm.out = alx_utf8_sanitize((const char *)sl->pout.data, sl->pout.len,
-	    NULL);
-	pm.err = alx_utf8_sanitize((const char *)sl->perr.data, sl->perr.len,
-	    NULL);
+	pm.out = runner_job_text(&sl->job, (const char *)sl->pout.data,
+	    sl->pout.len);
+	pm.err = runner_job_text(&sl->job, (const char *)sl->perr.data,
+	    sl->perr.len);
 	alx_buf_reset(&sl->pout);
 	alx_buf_reset(&sl->perr);
 	if (pm.out != NULL && pm.err != NULL &&
@@ -523,6 +523,13 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 
 	if (rn->stopping)
 		return;
+	/*
+	 * Catching up on the log after a start: a job seen before (it ran,
+	 * or was refused) or past its time is history, not a new request.
+	 */
+	if (rn->replaying && (runner_seen_has(rn->seen, job->id) ||
+	    alx_item_check_expiry(job, http_now(&rn->cs.http)) != ALX_OK))
+		return;
 	v = runner_admit(&rn->cs.view, &rn->me, rn->seen, job, author,
 	    http_now(&rn->cs.http), kitem, &jm, &reason);
 	if (v == RUNNER_IGNORE)
@@ -595,18 +602,23 @@ runner_on_event(struct csession *cs, const struct alx_view_event *ev,
 	return 0;
 }
 
-/* Step every running job; 1 when at least one runs. */
+/*
+ * Step every running job, waiting up to wait_ms in all for their output
+ * or their end; 1 when at least one still runs.
+ */
 static int
-runner_step(struct runner *rn)
+runner_step(struct runner *rn, int wait_ms)
 {
-	int	i, busy = 0;
+	int	i, busy = 0, used = 0;
 
+	for (i = 0; i < rn->nslots; i++)
+		used += rn->slots[i].used;
 	for (i = 0; i < rn->nslots; i++) {
 		struct runner_slot *sl = &rn->slots[i];
 
 		if (!sl->used)
 			continue;
-		if (sandbox_step(sl->job.sb, 0) == 1) {
+		if (sandbox_step(sl->job.sb, wait_ms / used) == 1) {
 			runner_finish(rn, sl);
 			continue;
 		}
@@ -655,6 +667,12 @@ runner_run(struct runner *rn)
 	int	busy = 0, r, i;
 
 	runner_recover(rn);
+	/* Catch up with the log: jobs posted while the runner was away. */
+	rn->replaying = 1;
+	if ((r = csess_replay(&rn->cs, runner_on_event, rn)) != 0 && r != 1)
+		log_warnx("runner: reading the session's log: %s",
+		    alx_errname(r));
+	rn->replaying = 0;
 	rn->approved = runner_is_approved(&rn->cs.view, &rn->me);
 	if (!rn->approved)
 		log_info("runner: waiting for the owner to approve key %s",
@@ -666,7 +684,7 @@ runner_run(struct runner *rn)
 			log_info("runner: stopping; running jobs have %d s",
 			    rn->grace_s);
 		}
-		busy = runner_step(rn);
+		busy = runner_step(rn, STEP_WAIT_MS);
 		if (rn->stopping) {
 			if (!busy)
 				break;
@@ -677,7 +695,8 @@ runner_run(struct runner *rn)
 			usleep(100 * 1000);
 			continue;
 		}
-		r = csess_poll(&rn->cs, busy ? POLL_BUSY_S : POLL_IDLE_S,
+		/* While jobs run, look at the log between their steps. */
+		r = csess_poll(&rn->cs, busy ? 0 : POLL_IDLE_S,
 		    runner_on_event, rn);
 		if (r != 0 && r != 1) {
 			log_warnx("runner: the relay: %s; retrying",

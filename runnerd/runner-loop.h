@@ -37,6 +37,7 @@ struct runner {
 	int				 grace_s;
 	int				 approved;
 	int				 stopping;
+	int				 replaying;	/* catching up */
 	char				 statedir[PATH_MAX];
 	char				 workroot[PATH_MAX];
 };

@@ -138,8 +138,6 @@ struct runner_job {
 	uint8_t			 author[ALX_FP_LEN];
 	uint8_t			 kitem[ALX_KEY_LEN];
 	struct alx_jobmeta	 meta;
-	uint8_t			*payload;	/* python source */
-	size_t			 payload_len;
 	char			 jobdir[PATH_MAX];
 	char			 workdir[PATH_MAX];
 	char			 outdir[PATH_MAX];
@@ -166,5 +164,7 @@ int	runner_job_result(struct runner_job *, const struct sandbox_result *,
 int	runner_refusal(const struct alx_item *job, const char *reason,
 	    struct alx_resultmeta *);
 void	runner_job_cleanup(struct runner_job *);
+/* Job text for a result or progress: capped, UTF-8, paths redacted. */
+char	*runner_job_text(const struct runner_job *, const char *, size_t);
 
 #endif /* ALX_RUNNERD_H */

@@ -538,6 +538,7 @@ const char	*alx_job_status_name(int);
 int		 alx_job_status_parse(const char *, int *);
 /* Refusal reasons are error names: not_signed, not_allowed, runner_busy,
  * expired, replayed, revoked, not_recipient, unsupported_version. */
+/* 0 (ALX_OK) for a refusal reason of the list, else ALX_ERR_INVALID. */
 int		 alx_refusal_valid(const char *);
 
 /* Job kinds: "shell" and "python" <-> one ALX_JOBKIND_* bit. */

@@ -1,0 +1,363 @@
+/*
+ * client-cache.c: the client's cache directory, $XDG_CACHE_HOME/airlox
+ * (else ~/.cache/airlox), mode 0700, files 0600.
+ *
+ * It holds one participant key per session and invite:
+ * sessions/<sid>/<role>-<tag>.json, where tag names the invite's seed
+ * without revealing it (a hash). The file keeps the participant's signing
+ * and key agreement secrets, its display name and kind, the cursor of its
+ * join and where listen --once resumes. Keys never leave this file.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "airlox.h"
+#include "client.h"
+
+#define CACHE_FILE_MAX	(64 * 1024)
+
+int
+cache_mkdir(const char *path)
+{
+	struct stat	st;
+
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return ALX_ERR_IO;
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return ALX_ERR_IO;
+	if ((st.st_mode & 077) != 0 && chmod(path, 0700) != 0)
+		return ALX_ERR_IO;
+	return 0;
+}
+
+int
+cache_dir(char *out, size_t len)
+{
+	const char	*x = getenv("XDG_CACHE_HOME");
+	const char	*home = getenv("HOME");
+	char		 parent[900];
+	struct passwd	*pw;
+
+	if (x != NULL && x[0] == '/')
+		snprintf(parent, sizeof(parent), "%s", x);
+	else {
+		if (home == NULL || home[0] != '/') {
+			if ((pw = getpwuid(geteuid())) == NULL)
+				return ALX_ERR_IO;
+			home = pw->pw_dir;
+		}
+		if ((size_t)snprintf(parent, sizeof(parent), "%s/.cache",
+		    home) >= sizeof(parent))
+			return ALX_ERR_TOO_LARGE;
+		if (mkdir(parent, 0700) != 0 && errno != EEXIST)
+			return ALX_ERR_IO;
+	}
+	if (mkdir(parent, 0700) != 0 && errno != EEXIST)
+		return ALX_ERR_IO;
+	if ((size_t)snprintf(out, len, "%s/airlox", parent) >= len)
+		return ALX_ERR_TOO_LARGE;
+	return cache_mkdir(out);
+}
+
+/* Write a 0600 file atomically (temporary file, then rename). */
+static int
+cache_write(const char *path, const void *data, size_t len, int sync)
+{
+	char	tmp[1100];
+	int	fd, r = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path,
+	    (long)getpid()) >= sizeof(tmp))
+		return ALX_ERR_TOO_LARGE;
+	unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0600)) == -1)
+		return ALX_ERR_IO;
+	if (write(fd, data, len) != (ssize_t)len || (sync && fsync(fd) != 0))
+		r = ALX_ERR_IO;
+	if (close(fd) != 0)
+		r = ALX_ERR_IO;
+	if (r == 0 && rename(tmp, path) != 0)
+		r = ALX_ERR_IO;
+	if (r != 0)
+		unlink(tmp);
+	return r;
+}
+
+int
+cache_write_file(const char *path, const void *data, size_t len)
+{
+	return cache_write(path, data, len, 1);
+}
+
+static int
+cache_read_file(const char *path, struct alx_buf *b)
+{
+	char	tmp[4096];
+	ssize_t	n;
+	int	fd, r = 0;
+
+	alx_buf_init(b, CACHE_FILE_MAX);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return errno == ENOENT ? ALX_ERR_NOT_FOUND : ALX_ERR_IO;
+	while ((n = read(fd, tmp, sizeof(tmp))) > 0)
+		if ((r = alx_buf_add(b, tmp, (size_t)n)) != 0)
+			break;
+	if (n < 0)
+		r = ALX_ERR_IO;
+	alx_wipe(tmp, sizeof(tmp));
+	close(fd);
+	return r;
+}
+
+static int
+cache_path(char *out, size_t len, const struct alx_invite *inv)
+{
+	struct alx_sha256_ctx	 h;
+	uint8_t			 d[ALX_HASH_LEN];
+	char			 dir[900], sid[ALX_FP_STRLEN + 1], tag[20];
+	size_t			 n;
+	int			 r;
+
+	if ((r = cache_dir(dir, sizeof(dir))) != 0)
+		return r;
+	n = strlen(dir);
+	if (n + 10 >= sizeof(dir))
+		return ALX_ERR_TOO_LARGE;
+	memcpy(dir + n, "/sessions", 10);
+	if ((r = cache_mkdir(dir)) != 0)
+		return r;
+	alx_b64_encode(sid, inv->sid, ALX_SID_LEN);
+	alx_sha256_init(&h);
+	alx_sha256_update(&h, "airlox-client-cache", 20);
+	alx_sha256_update(&h, inv->seed, ALX_SEED_LEN);
+	alx_sha256_final(&h, d);
+	alx_b64_encode(tag, d, 12);
+	if ((size_t)snprintf(out, len, "%s/%s", dir, sid) >= len)
+		return ALX_ERR_TOO_LARGE;
+	if ((r = cache_mkdir(out)) != 0)
+		return r;
+	if ((size_t)snprintf(out, len, "%s/%s/%s-%s.json", dir, sid,
+	    alx_role_name(inv->role), tag) >= len)
+		return ALX_ERR_TOO_LARGE;
+	return 0;
+}
+
+static int
+cache_parse(struct cache_entry *e, const char *text, size_t len)
+{
+	struct alx_json	*j = NULL;
+	uint8_t		 seed[ALX_SIGN_SEED_LEN], kxs[ALX_KX_SK_LEN];
+	char		*name = NULL, *kind = NULL;
+	int		 r;
+
+	if ((r = alx_json_parse(&j, text, len, NULL)) != 0)
+		return r;
+	if ((r = alx_json_get_b64(j, 0, "sign", seed, sizeof(seed))) != 0 ||
+	    (r = alx_json_get_b64(j, 0, "kx", kxs, sizeof(kxs))) != 0 ||
+	    (r = alx_json_get_str(j, 0, "name", &name, ALX_DISPLAY_MAX)) != 0 ||
+	    (r = alx_json_get_str(j, 0, "kind", &kind, 16)) != 0 ||
+	    (r = alx_json_get_int(j, 0, "joined", &e->joined, 0,
+	    ALX_JSON_INT_MAX)) != 0 ||
+	    (r = alx_json_get_int(j, 0, "listen", &e->listen, 0,
+	    ALX_JSON_INT_MAX)) != 0)
+		goto out;
+	if ((r = alx_sign_from_seed(&e->sk, seed)) != 0 ||
+	    (r = alx_kx_from_secret(&e->kx, kxs)) != 0)
+		goto out;
+	/* The own chain is optional: the relay's word replaces it. */
+	if (alx_json_get_int(j, 0, "seq", &e->seq, 0, ALX_JSON_INT_MAX) == 0 &&
+	    (e->seq == 0 || alx_json_get_b64(j, 0, "hash", e->hash,
+	    ALX_HASH_LEN) == 0))
+		e->has_chain = 1;
+	else
+		e->seq = 0;
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->kind = strcmp(kind, "person") == 0 ? ALX_PKIND_PERSON :
+	    ALX_PKIND_AGENT;
+out:
+	alx_wipe(seed, sizeof(seed));
+	alx_wipe(kxs, sizeof(kxs));
+	free(name);
+	free(kind);
+	alx_json_free(j);
+	return r;
+}
+
+static int
+cache_save_sync(const struct cache_entry *e, int sync)
+{
+	struct alx_jw	 jw;
+	uint8_t		 seed[ALX_SIGN_SEED_LEN];
+	char		*s;
+	size_t		 len;
+	int		 r;
+
+	alx_sign_seed(&e->sk, seed);
+	alx_jw_init(&jw, CACHE_FILE_MAX);
+	alx_jw_obj_begin(&jw);
+	alx_jw_kint(&jw, "v", 1);
+	alx_jw_kb64(&jw, "sign", seed, sizeof(seed));
+	alx_jw_kb64(&jw, "kx", e->kx.sk, sizeof(e->kx.sk));
+	alx_jw_kstr(&jw, "name", e->name);
+	alx_jw_kstr(&jw, "kind", alx_pkind_name(e->kind));
+	alx_jw_kint(&jw, "joined", e->joined);
+	alx_jw_kint(&jw, "listen", e->listen);
+	if (e->has_chain) {
+		alx_jw_kint(&jw, "seq", e->seq);
+		if (e->seq > 0)
+			alx_jw_kb64(&jw, "hash", e->hash, ALX_HASH_LEN);
+	}
+	alx_jw_obj_end(&jw);
+	alx_wipe(seed, sizeof(seed));
+	if ((r = alx_jw_finish(&jw, &s, &len)) != 0) {
+		alx_jw_free(&jw);
+		return r;
+	}
+	alx_jw_free(&jw);
+	r = cache_write(e->path, s, len, sync);
+	alx_wipe(s, len);
+	free(s);
+	return r;
+}
+
+int
+cache_save(const struct cache_entry *e)
+{
+	return cache_save_sync(e, 1);
+}
+
+/* The same without waiting for the disk: for state the relay can restore
+ * (the own chain, the listen cursor). */
+int
+cache_note(const struct cache_entry *e)
+{
+	return cache_save_sync(e, 0);
+}
+
+static void
+cache_default_name(char *out, size_t len)
+{
+	const char	*u = getenv("USER");
+	struct passwd	*pw;
+
+	if ((u == NULL || *u == '\0') && (pw = getpwuid(geteuid())) != NULL)
+		u = pw->pw_name;
+	snprintf(out, len, "%s", u != NULL && *u != '\0' ? u : "participant");
+	if (!alx_display_valid(out))
+		snprintf(out, len, "participant");
+}
+
+int
+cache_load(struct cache_entry *e, const struct alx_invite *inv,
+    const char *name, int kind, int *created)
+{
+	struct alx_buf	b;
+	int		r;
+
+	memset(e, 0, sizeof(*e));
+	*created = 0;
+	if ((r = cache_path(e->path, sizeof(e->path), inv)) != 0)
+		return r;
+	r = cache_read_file(e->path, &b);
+	if (r == 0) {
+		r = cache_parse(e, (const char *)b.data, b.len);
+		alx_buf_free(&b);
+		return r;
+	}
+	alx_buf_free(&b);
+	if (r != ALX_ERR_NOT_FOUND)
+		return r;
+	if ((r = alx_sign_keygen(&e->sk)) != 0 ||
+	    (r = alx_kx_keygen(&e->kx)) != 0)
+		return r;
+	if (name != NULL)
+		snprintf(e->name, sizeof(e->name), "%s", name);
+	else
+		cache_default_name(e->name, sizeof(e->name));
+	e->kind = kind;
+	*created = 1;
+	return cache_save(e);
+}
+
+void
+cache_wipe(struct cache_entry *e)
+{
+	alx_sign_wipe(&e->sk);
+	alx_kx_wipe(&e->kx);
+	alx_wipe(e, sizeof(*e));
+}
+
+/* sessions/<sid>/invite-<role>: the invites this machine made. */
+static int
+cache_invite_path(char *out, size_t len, const uint8_t sid[ALX_SID_LEN],
+    int role)
+{
+	char	dir[900], sids[ALX_FP_STRLEN + 1];
+	int	r;
+
+	if ((r = cache_dir(dir, sizeof(dir))) != 0)
+		return r;
+	alx_b64_encode(sids, sid, ALX_SID_LEN);
+	if ((size_t)snprintf(out, len, "%s/sessions", dir) >= len ||
+	    (r = cache_mkdir(out)) != 0)
+		return r != 0 ? r : ALX_ERR_TOO_LARGE;
+	if ((size_t)snprintf(out, len, "%s/sessions/%s", dir, sids) >= len ||
+	    (r = cache_mkdir(out)) != 0)
+		return r != 0 ? r : ALX_ERR_TOO_LARGE;
+	if ((size_t)snprintf(out, len, "%s/sessions/%s/invite-%s", dir, sids,
+	    alx_role_name(role)) >= len)
+		return ALX_ERR_TOO_LARGE;
+	return 0;
+}
+
+int
+cache_invite_store(const uint8_t sid[ALX_SID_LEN], int role, const char *link)
+{
+	char	path[1024];
+	int	r;
+
+	if ((r = cache_invite_path(path, sizeof(path), sid, role)) != 0)
+		return r;
+	return cache_write_file(path, link, strlen(link));
+}
+
+int
+cache_invite_load(const uint8_t sid[ALX_SID_LEN], int role, char **link)
+{
+	struct alx_buf	b;
+	char		path[1024];
+	int		r;
+
+	*link = NULL;
+	if ((r = cache_invite_path(path, sizeof(path), sid, role)) != 0)
+		return r;
+	if ((r = cache_read_file(path, &b)) == 0)
+		*link = (char *)alx_buf_steal(&b, NULL);
+	alx_buf_free(&b);
+	return r;
+}
+
+/* Replace a stored invite only when this machine keeps that session's. */
+int
+cache_invite_update(const uint8_t sid[ALX_SID_LEN], int role,
+    const char *link)
+{
+	char	*old = NULL;
+
+	if (cache_invite_load(sid, ALX_ROLE_OWNER, &old) != 0)
+		return 0;
+	alx_wipe(old, strlen(old));
+	free(old);
+	return cache_invite_store(sid, role, link);
+}

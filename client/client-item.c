@@ -1,0 +1,597 @@
+/*
+ * client-item.c: posting items and opening them.
+ *
+ * A payload streams from disk one chunk at a time (twice: once to hash the
+ * sealed chunks for the signed envelope, once to upload them), so memory
+ * stays bounded whatever the file's size. Reading streams to disk the same
+ * way: each chunk is checked against the hash in the verified envelope and
+ * its tag before its plaintext is written, into a temporary file that
+ * becomes the final name only when every chunk opened; an existing file is
+ * never overwritten.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "airlox.h"
+#include "util/log.h"
+#include "client.h"
+
+#define ITEM_PARTS_MAX	(16 * 1024 * 1024)
+
+/* Our own chain as the relay knows it (GET participants). */
+static int
+item_my_chain(struct csession *cs, int64_t *seq, uint8_t hash[ALX_HASH_LEN],
+    int *has_hash)
+{
+	struct alx_json_limits	 lim = { ITEM_PARTS_MAX, 8, 200000 };
+	struct http_resp	 resp;
+	struct alx_json		*j = NULL;
+	struct alx_cert		 cert;
+	const char		*raw;
+	size_t			 len;
+	char			 path[128];
+	int			 arr, i, n, p, r, c;
+
+	*seq = 0;
+	*has_hash = 0;
+	csess_path(cs, path, sizeof(path), "/participants");
+	if ((r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+	    ITEM_PARTS_MAX, &resp)) != 0)
+		goto out;
+	if ((r = alx_json_parse(&j, (const char *)resp.body.data,
+	    resp.body.len, &lim)) != 0)
+		goto out;
+	if ((arr = alx_json_obj_get(j, 0, "participants")) < 0 ||
+	    (n = alx_json_arr_len(j, arr)) < 0) {
+		r = ALX_ERR_MISSING;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		p = alx_json_arr_at(j, arr, i);
+		/* {"cert":obj,"last_seq",...}; a bare certificate says less. */
+		if ((c = alx_json_obj_get(j, p, "cert")) < 0)
+			c = p;
+		if (alx_json_raw(j, c, &raw, &len) != 0 ||
+		    alx_cert_open(&cert, raw, len,
+		    alx_view_manifest(&cs->view)) != 0)
+			continue;
+		c = memcmp(cert.pk, cs->me.sk.pk, ALX_SIGN_PK_LEN) == 0;
+		alx_cert_free(&cert);
+		if (!c)
+			continue;
+		if (!alx_json_has(j, p, "last_seq")) {
+			r = ALX_ERR_MISSING;
+			goto out;
+		}
+		if ((r = alx_json_get_int(j, p, "last_seq", seq, 0,
+		    ALX_JSON_INT_MAX)) != 0)
+			goto out;
+		if (*seq > 0) {
+			if ((r = alx_json_get_b64(j, p, "last_hash", hash,
+			    ALX_HASH_LEN)) != 0)
+				goto out;
+			*has_hash = 1;
+		}
+		goto out;
+	}
+	r = ALX_ERR_NOT_PARTICIPANT;
+out:
+	alx_json_free(j);
+	http_resp_free(&resp);
+	return r;
+}
+
+static int
+item_read_chunk(int fd, int64_t size, size_t i, uint8_t *pt, size_t *len)
+{
+	off_t	off = (off_t)i * ALX_CHUNK_SIZE;
+	size_t	want, got = 0;
+	ssize_t	n;
+
+	want = (size_t)(size - off < ALX_CHUNK_SIZE ? size - off :
+	    ALX_CHUNK_SIZE);
+	while (got < want) {
+		n = pread(fd, pt + got, want - got, off + (off_t)got);
+		if (n <= 0)
+			return ALX_ERR_IO;
+		got += (size_t)n;
+	}
+	*len = want;
+	return 0;
+}
+
+/* Seal every chunk to fill the envelope's hashes. */
+int
+item_hash_chunks(struct alx_item *it, const uint8_t kitem[ALX_KEY_LEN],
+    int fd, uint8_t *pt, uint8_t *ct)
+{
+	size_t	i, len;
+	int	r;
+
+	it->nchunks = alx_chunk_count(it->size);
+	if (it->nchunks == 0)
+		return 0;
+	if ((it->chunks = calloc(it->nchunks, ALX_HASH_LEN)) == NULL)
+		return ALX_ERR_NOMEM;
+	for (i = 0; i < it->nchunks; i++) {
+		if ((r = item_read_chunk(fd, it->size, i, pt, &len)) != 0 ||
+		    (r = alx_chunk_seal(it, kitem, i, pt, len, ct)) != 0)
+			return r;
+		alx_sha256(it->chunks[i], ct, len + ALX_TAG_LEN);
+	}
+	return 0;
+}
+
+int
+item_upload_chunks(struct csession *cs, const struct alx_item *it,
+    const uint8_t kitem[ALX_KEY_LEN], int fd, uint8_t *pt, uint8_t *ct,
+    char **cause)
+{
+	struct http_resp	 resp;
+	char			 path[192], id[ALX_FP_STRLEN + 1];
+	size_t			 i, len;
+	int			 r;
+
+	alx_b64_encode(id, it->id, ALX_ID_LEN);
+	for (i = 0; i < it->nchunks; i++) {
+		if ((r = item_read_chunk(fd, it->size, i, pt, &len)) != 0 ||
+		    (r = alx_chunk_seal(it, kitem, i, pt, len, ct)) != 0)
+			return r;
+		csess_path(cs, path, sizeof(path), "/items/%s/chunks/%zu", id,
+		    i);
+		r = http_request(&cs->http, "PUT", path, ct, len + ALX_TAG_LEN,
+		    "application/octet-stream", 1, 4096, &resp);
+		if (r == ALX_ERR_EXISTS)
+			r = 0;
+		if (r == ALX_ERR_BAD_HASH && asprintf(cause, "the file "
+		    "changed while it was being sent") < 0)
+			*cause = NULL;
+		http_resp_free(&resp);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * seq and prev of the next item: from the cache (unless refresh), else the
+ * relay's participant list, else the log (the view tracks every author's
+ * chain).
+ */
+static int
+item_chain(struct csession *cs, struct alx_item *it, int refresh)
+{
+	const struct alx_view_member	*me;
+	int				 has_hash, r;
+
+	if (!refresh && cs->me.has_chain && cs->view.cursor == 0) {
+		it->seq = cs->me.seq + 1;
+		it->has_prev = cs->me.seq > 0;
+		memcpy(it->prev, cs->me.hash, ALX_HASH_LEN);
+		return 0;
+	}
+	if (cs->view.cursor == 0) {
+		r = item_my_chain(cs, &it->seq, it->prev, &has_hash);
+		if (r == 0) {
+			it->seq++;
+			it->has_prev = has_hash;
+			return 0;
+		}
+		if (r != ALX_ERR_MISSING || (r = csess_replay(cs, NULL,
+		    NULL)) != 0)
+			return r;
+	} else if (refresh && (r = csess_poll(cs, 0, NULL, NULL)) != 0)
+		return r;
+	me = alx_view_member_by_fp(&cs->view, cs->view.me_fp);
+	it->seq = (me != NULL ? me->last_seq : 0) + 1;
+	it->has_prev = me != NULL && me->last_seq > 0;
+	if (it->has_prev)
+		memcpy(it->prev, me->last_hash, ALX_HASH_LEN);
+	return 0;
+}
+
+static int
+item_fill(struct csession *cs, struct alx_item *it, const struct item_post *p)
+{
+	const struct alx_manifest	*m;
+	int				 r;
+
+	memset(it, 0, sizeof(*it));
+	if ((r = item_chain(cs, it, 0)) != 0)
+		return r;
+	memcpy(it->sid, cs->inv.sid, ALX_SID_LEN);
+	if ((r = alx_random(it->id, ALX_ID_LEN)) != 0)
+		return r;
+	snprintf(it->kind, sizeof(it->kind), "%s", p->kind);
+	memcpy(it->author, cs->view.me_fp, ALX_FP_LEN);
+	it->time = http_now(&cs->http);
+	m = alx_view_manifest(&cs->view);
+	it->mv = m->ver;
+	it->epoch = m->epoch;
+	it->size = p->size;
+	if (p->nto > 0) {
+		if ((it->to = calloc(p->nto, ALX_FP_LEN)) == NULL)
+			return ALX_ERR_NOMEM;
+		memcpy(it->to, p->to, p->nto * ALX_FP_LEN);
+		it->nto = p->nto;
+	}
+	it->has_reply_to = p->has_reply;
+	memcpy(it->reply_to, p->reply_to, ALX_ID_LEN);
+	return 0;
+}
+
+static int
+item_post_envelope(struct csession *cs, struct alx_item *it, int64_t *cursor)
+{
+	struct http_resp	 resp;
+	struct alx_json		*j = NULL;
+	char			 path[128];
+	int			 r;
+
+	csess_path(cs, path, sizeof(path), "/items");
+	r = http_request(&cs->http, "POST", path, it->obj.raw, it->obj.raw_len,
+	    NULL, 1, 4096, &resp);
+	if (r == 0 && alx_json_parse(&j, (const char *)resp.body.data,
+	    resp.body.len, NULL) == 0)
+		alx_json_get_int(j, 0, "cursor", cursor, 0, ALX_JSON_INT_MAX);
+	alx_json_free(j);
+	http_resp_free(&resp);
+	return r;
+}
+
+void
+item_note_chain(struct csession *cs, const struct alx_item *it)
+{
+	/* A view that follows the log (a runner, watch) continues from it. */
+	if (cs->view.cursor > 0)
+		alx_view_note_own(&cs->view, it);
+	cs->me.has_chain = 1;
+	cs->me.seq = it->seq;
+	memcpy(cs->me.hash, it->hash, ALX_HASH_LEN);
+	if (cache_note(&cs->me) != 0)
+		log_debug("item: cannot note the chain in the cache");
+}
+
+int
+item_post(struct csession *cs, struct item_post *p, char **cause)
+{
+	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
+	struct alx_item			 it;
+	uint8_t				 ekey[ALX_KEY_LEN], kitem[ALX_KEY_LEN];
+	uint8_t				*pt = NULL, *ct = NULL;
+	int				 r;
+
+	*cause = NULL;
+	if ((r = alx_role_may_post(cs->inv.role, p->kind)) != 0)
+		return ALX_ERR_WRONG_ROLE;
+	if (p->size > m->item_max || p->size > ALX_ITEM_MAX_SIZE) {
+		if (asprintf(cause, "%lld bytes is more than this session's "
+		    "largest item (%lld bytes)", (long long)p->size,
+		    (long long)m->item_max) < 0)
+			*cause = NULL;
+		return ALX_ERR_TOO_LARGE;
+	}
+	if ((r = item_fill(cs, &it, p)) != 0)
+		goto out;
+	if ((r = alx_view_epoch_key(&cs->view, it.epoch, ekey)) != 0)
+		goto out;
+	r = alx_item_key_epoch(ekey, it.id, kitem);
+	alx_wipe(ekey, sizeof(ekey));
+	if (r != 0 || (r = alx_item_seal_meta(&it, kitem, p->meta,
+	    p->metalen)) != 0)
+		goto out;
+	if (p->size > 0) {
+		pt = malloc(ALX_CHUNK_SIZE);
+		ct = malloc(ALX_CHUNK_CT_MAX);
+		if (pt == NULL || ct == NULL) {
+			r = ALX_ERR_NOMEM;
+			goto out;
+		}
+		if ((r = item_hash_chunks(&it, kitem, p->fd, pt, ct)) != 0)
+			goto out;
+	}
+	if ((r = alx_item_sign(&it, &cs->me.sk)) != 0)
+		goto out;
+	r = item_post_envelope(cs, &it, &p->cursor);
+	if (r == ALX_ERR_ORDER || r == ALX_ERR_REPLAYED) {
+		/* Our cached chain was stale (another process posted). */
+		if ((r = item_chain(cs, &it, 1)) != 0 ||
+		    (r = alx_item_sign(&it, &cs->me.sk)) != 0)
+			goto out;
+		r = item_post_envelope(cs, &it, &p->cursor);
+	}
+	if (r != 0)
+		goto out;
+	memcpy(p->id, it.id, ALX_ID_LEN);
+	item_note_chain(cs, &it);
+	if (p->size > 0)
+		r = item_upload_chunks(cs, &it, kitem, p->fd, pt, ct, cause);
+out:
+	alx_wipe(kitem, sizeof(kitem));
+	if (pt != NULL) {
+		alx_wipe(pt, ALX_CHUNK_SIZE);
+		free(pt);
+	}
+	free(ct);
+	alx_item_free(&it);
+	return r;
+}
+
+int
+item_meta(struct csession *cs, const struct alx_item *it, char **meta,
+    size_t *len)
+{
+	uint8_t	kitem[ALX_KEY_LEN];
+	int	r;
+
+	*meta = NULL;
+	if ((r = alx_view_item_key(&cs->view, it, kitem)) != 0)
+		return r;
+	r = alx_item_open_meta(it, kitem, meta, len);
+	alx_wipe(kitem, sizeof(kitem));
+	return r;
+}
+
+/* A file name from a peer, made safe: no directories, no dot files. */
+static void
+item_safe_name(char *out, size_t len, const char *name, const uint8_t *id)
+{
+	const char	*b;
+	char		 ids[ALX_FP_STRLEN + 1];
+	size_t		 i;
+
+	b = name != NULL ? strrchr(name, '/') : NULL;
+	b = b != NULL ? b + 1 : name;
+	if (b == NULL || *b == '\0' || *b == '.' || strlen(b) >= len ||
+	    strlen(b) > 200) {
+		alx_b64_encode(ids, id, ALX_ID_LEN);
+		snprintf(out, len, "item-%s", ids);
+		return;
+	}
+	snprintf(out, len, "%s", b);
+	for (i = 0; out[i] != '\0'; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f ||
+		    out[i] == '\\')
+			out[i] = '_';
+}
+
+/* Give the finished temporary file a name that does not exist yet. */
+static int
+item_place(const char *dir, const char *tmp, const char *name, char **saved)
+{
+	char	path[4096];
+	int	i;
+
+	for (i = 0; i < 1000; i++) {
+		if (i == 0)
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+		else
+			snprintf(path, sizeof(path), "%s/%s.%d", dir, name, i);
+		if (link(tmp, path) == 0) {
+			unlink(tmp);
+			*saved = strdup(path);
+			return *saved != NULL ? 0 : ALX_ERR_NOMEM;
+		}
+		if (errno != EEXIST)
+			return ALX_ERR_IO;
+	}
+	return ALX_ERR_EXISTS;
+}
+
+static int
+item_get_chunk(struct csession *cs, const struct alx_item *it, size_t i,
+    struct http_resp *resp)
+{
+	char	path[192], id[ALX_FP_STRLEN + 1];
+	int	r, tries;
+
+	alx_b64_encode(id, it->id, ALX_ID_LEN);
+	csess_path(cs, path, sizeof(path), "/items/%s/chunks/%zu", id, i);
+	/* A chunk still being uploaded: wait for it, up to chunk_wait. */
+	for (tries = 0;; tries++) {
+		r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+		    ALX_CHUNK_CT_MAX, resp);
+		if (r != ALX_ERR_CHUNK_PENDING || tries >= cs->chunk_wait * 5)
+			return r;
+		http_resp_free(resp);
+		usleep(200 * 1000);
+	}
+}
+
+int
+item_save(struct csession *cs, const struct alx_item *it, const char *dir,
+    const char *name, char **saved, char **cause)
+{
+	struct http_resp	 resp;
+	uint8_t			 kitem[ALX_KEY_LEN], *pt = NULL;
+	char			 tmp[4096], safe[256], id[ALX_FP_STRLEN + 1];
+	size_t			 i, ptlen;
+	int			 fd = -1, r;
+
+	*saved = NULL;
+	*cause = NULL;
+	if ((r = alx_view_item_key(&cs->view, it, kitem)) != 0)
+		return r;
+	item_safe_name(safe, sizeof(safe), name, it->id);
+	alx_b64_encode(id, it->id, ALX_ID_LEN);
+	snprintf(tmp, sizeof(tmp), "%s/.airlox-%s.partial", dir, id);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0644)) == -1) {
+		if (asprintf(cause, "cannot create %s: %s", tmp,
+		    strerror(errno)) < 0)
+			*cause = NULL;
+		r = ALX_ERR_IO;
+		goto out;
+	}
+	if ((pt = malloc(ALX_CHUNK_SIZE)) == NULL) {
+		r = ALX_ERR_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < it->nchunks; i++) {
+		if ((r = item_get_chunk(cs, it, i, &resp)) != 0) {
+			http_resp_free(&resp);
+			goto out;
+		}
+		/* Hash from the signed envelope and tag, before writing. */
+		if (resp.body.len < ALX_TAG_LEN ||
+		    resp.body.len > ALX_CHUNK_CT_MAX)
+			r = ALX_ERR_BAD_HASH;
+		else
+			r = alx_chunk_open(it, kitem, i, resp.body.data,
+			    resp.body.len, pt);
+		ptlen = resp.body.len - ALX_TAG_LEN;
+		http_resp_free(&resp);
+		if (r != 0) {
+			if (asprintf(cause, "chunk %zu of item %s does not "
+			    "verify", i, id) < 0)
+				*cause = NULL;
+			goto out;
+		}
+		if (write(fd, pt, ptlen) != (ssize_t)ptlen) {
+			r = ALX_ERR_IO;
+			goto out;
+		}
+	}
+	if (fsync(fd) != 0 || close(fd) != 0) {
+		fd = -1;
+		r = ALX_ERR_IO;
+		goto out;
+	}
+	fd = -1;
+	r = item_place(dir, tmp, safe, saved);
+out:
+	if (fd != -1)
+		close(fd);
+	if (r != 0)
+		unlink(tmp);
+	if (pt != NULL) {
+		alx_wipe(pt, ALX_CHUNK_SIZE);
+		free(pt);
+	}
+	alx_wipe(kitem, sizeof(kitem));
+	return r;
+}
+
+/* Wait (long-polling the log) until the item's chunks are all stored. */
+int
+item_wait_complete(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+    int64_t timeout_ms)
+{
+	const struct csess_item	*ci;
+	time_t			 end = time(NULL) + (time_t)(timeout_ms / 1000);
+	int			 r;
+
+	for (;;) {
+		if ((ci = csess_item(cs, id)) != NULL && ci->complete)
+			return 0;
+		if (time(NULL) >= end)
+			return ALX_ERR_CHUNK_PENDING;
+		if ((r = csess_poll(cs, (int)(end - time(NULL)) > 25 ? 25 :
+		    (int)(end - time(NULL)) + 1, NULL, NULL)) != 0)
+			return r;
+	}
+}
+
+static int
+item_ext(const char *path, const char *ext)
+{
+	size_t	n = strlen(path), e = strlen(ext);
+
+	return n > e && strcasecmp(path + n - e, ext) == 0;
+}
+
+const char *
+item_file_type(const char *path, const uint8_t *h, size_t n,
+    const char **mime)
+{
+	if (n >= 4 && memcmp(h, "PK\003\004", 4) == 0) {
+		*mime = "application/zip";
+		return "zip";
+	}
+	if (n >= 8 && memcmp(h, "\211PNG\r\n\032\n", 8) == 0) {
+		*mime = "image/png";
+		return "image";
+	}
+	if (n >= 3 && memcmp(h, "\377\330\377", 3) == 0) {
+		*mime = "image/jpeg";
+		return "image";
+	}
+	if (n >= 6 && (memcmp(h, "GIF87a", 6) == 0 ||
+	    memcmp(h, "GIF89a", 6) == 0)) {
+		*mime = "image/gif";
+		return "image";
+	}
+	if (n >= 12 && memcmp(h, "RIFF", 4) == 0 &&
+	    memcmp(h + 8, "WEBP", 4) == 0) {
+		*mime = "image/webp";
+		return "image";
+	}
+	if (memchr(h, '\0', n) != NULL || alx_utf8_valid(h, n) != 0) {
+		/* A cut multi-byte character at the end is still text. */
+		size_t	k = n;
+		while (k > 0 && n - k < 4 && (h[k - 1] & 0xc0) == 0x80)
+			k--;
+		if (k > 0 && (h[k - 1] & 0xc0) == 0xc0)
+			k--;
+		if (memchr(h, '\0', n) != NULL || alx_utf8_valid(h, k) != 0) {
+			*mime = "application/octet-stream";
+			return "binary";
+		}
+	}
+	if (item_ext(path, ".md") || item_ext(path, ".markdown")) {
+		*mime = "text/markdown";
+		return "markdown";
+	}
+	if (item_ext(path, ".py")) {
+		*mime = "text/x-python";
+		return "python";
+	}
+	*mime = "text/plain";
+	return "text";
+}
+
+/* Post p and report it; returns the exit code. */
+int
+item_send(struct csession *cs, struct item_post *p)
+{
+	struct alx_jw	 jw;
+	char		*cause = NULL, id[ALX_FP_STRLEN + 1];
+	int		 r;
+
+	r = item_post(cs, p, &cause);
+	if (r == ALX_ERR_WRONG_ROLE)
+		return out_fail(r, "a%s %s invite cannot send %s items",
+		    cs->inv.role == ALX_ROLE_OWNER ? "n" : "",
+		    alx_role_name(cs->inv.role), p->kind);
+	if (r != 0 && cs->bad_event) {
+		free(cause);
+		return csess_fail(cs, r, "");
+	}
+	if (r != 0) {
+		r = out_fail(r, "%s", cause ? cause : r == ALX_ERR_REVOKED ?
+		    "this participant was revoked" : "the item was not sent");
+		free(cause);
+		return r;
+	}
+	alx_b64_encode(id, p->id, ALX_ID_LEN);
+	if (out_json()) {
+		out_obj_begin(&jw);
+		alx_jw_kstr(&jw, "event", "sent");
+		alx_jw_kstr(&jw, "id", id);
+		alx_jw_kstr(&jw, "kind", p->kind);
+		alx_jw_kint(&jw, "size", p->size);
+		alx_jw_kint(&jw, "cursor", p->cursor);
+		out_obj_end(&jw);
+	} else
+		printf("sent %s %s\n", p->kind, id);
+	return EXIT_OK;
+}

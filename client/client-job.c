@@ -1,0 +1,261 @@
+/*
+ * client-job.c: jobs from the sender's side: seal a job to exactly its
+ * readers (the owner, the sender, the approved runners it targets), post
+ * it with its payload, and follow its progress to the signed result, which
+ * is shown only after it verified and bound this job.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "airlox.h"
+#include "client.h"
+#include "client-job.h"
+
+/* Append one wrap of the job key to a runner, the owner or the sender. */
+static int
+job_wrap_add(struct alx_item *it, const char *to, const uint8_t kx[32],
+    const uint8_t kitem[ALX_KEY_LEN])
+{
+	struct alx_wrap	*nw;
+	uint8_t		 ctx[64];
+	size_t		 n, i;
+
+	for (i = 0; i < it->job.nwraps; i++)
+		if (strcmp(it->job.wraps[i].to, to) == 0)
+			return 0;
+	if (it->job.nwraps >= ALX_MAX_WRAPS)
+		return ALX_ERR_TOO_LARGE;
+	nw = realloc(it->job.wraps, (it->job.nwraps + 1) * sizeof(*nw));
+	if (nw == NULL)
+		return ALX_ERR_NOMEM;
+	it->job.wraps = nw;
+	n = alx_wrap_ctx_job(ctx, it->sid, it->id);
+	if (alx_wrap_seal(&nw[it->job.nwraps], to, kx, ctx, n, kitem) != 0)
+		return ALX_ERR_CRYPTO;
+	it->job.nwraps++;
+	return 0;
+}
+
+/* Does runner member m serve the target (name or label)? */
+static int
+job_runner_matches(const struct alx_manifest *m,
+    const struct alx_view_member *mem, const struct job_target *t)
+{
+	const struct alx_approved	*a;
+	size_t				 i;
+
+	if (mem->cert.role != ALX_ROLE_RUNNER ||
+	    alx_manifest_is_revoked(m, mem->cert.fp))
+		return 0;
+	a = alx_manifest_find_approved(m, mem->cert.fp);
+	if (m->approve && a == NULL)
+		return 0;
+	if (!t->is_label)
+		return strcmp(a != NULL ? a->name : mem->cert.name, t->name) == 0;
+	if (a == NULL)
+		return 1;	/* no approval: any runner may hold the label */
+	for (i = 0; i < a->nlabels; i++)
+		if (strcmp(a->labels[i], t->name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Wrap the job key to its readers; the count of runners wrapped to. */
+static int
+job_wraps(struct csession *cs, struct alx_item *it, const struct job_target *t,
+    const uint8_t kitem[ALX_KEY_LEN], int *nrunners)
+{
+	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
+	char				 fps[ALX_FP_STRLEN + 1];
+	size_t				 i;
+	int				 r;
+
+	*nrunners = 0;
+	if ((r = job_wrap_add(it, "owner", m->owner_kx, kitem)) != 0 ||
+	    (r = job_wrap_add(it, cs->view.me_fps, cs->view.me_kx.pk,
+	    kitem)) != 0)
+		return r;
+	for (i = 0; i < cs->view.nmembers; i++) {
+		const struct alx_view_member *mem = &cs->view.members[i];
+
+		if (!job_runner_matches(m, mem, t))
+			continue;
+		alx_b64_encode(fps, mem->cert.fp, ALX_FP_LEN);
+		if ((r = job_wrap_add(it, fps, mem->cert.kx, kitem)) != 0)
+			return r;
+		(*nrunners)++;
+	}
+	return 0;
+}
+
+int
+job_post(struct csession *cs, const struct job_target *t, const char *meta,
+    size_t metalen, int fd, int64_t size, struct job_posted *out)
+{
+	struct alx_item		 it;
+	struct http_resp	 resp;
+	uint8_t			 kitem[ALX_KEY_LEN];
+	uint8_t			*pt = NULL, *ct = NULL;
+	char			*cause = NULL, path[128];
+	int			 r, nrunners;
+
+	memset(out, 0, sizeof(*out));
+	if (cs->view.cursor == 0 && (r = csess_replay(cs, NULL, NULL)) != 0)
+		return r;
+	if ((r = alx_view_item_begin(&cs->view, &it, "job",
+	    http_now(&cs->http))) != 0)
+		return r;
+	it.has_job = 1;
+	it.job.is_label = t->is_label;
+	snprintf(it.job.name, sizeof(it.job.name), "%s", t->name);
+	it.job.not_after = http_now(&cs->http) + t->wait_s;
+	it.size = size;
+	if ((r = alx_random(kitem, sizeof(kitem))) != 0 ||
+	    (r = job_wraps(cs, &it, t, kitem, &nrunners)) != 0)
+		goto out;
+	if (nrunners == 0) {
+		r = ALX_ERR_NOT_FOUND;
+		goto out;
+	}
+	if ((r = alx_item_seal_meta(&it, kitem, meta, metalen)) != 0)
+		goto out;
+	if (size > 0) {
+		pt = malloc(ALX_CHUNK_SIZE);
+		ct = malloc(ALX_CHUNK_CT_MAX);
+		if (pt == NULL || ct == NULL) {
+			r = ALX_ERR_NOMEM;
+			goto out;
+		}
+		if ((r = item_hash_chunks(&it, kitem, fd, pt, ct)) != 0)
+			goto out;
+	}
+	if ((r = alx_item_sign(&it, &cs->me.sk)) != 0)
+		goto out;
+	csess_path(cs, path, sizeof(path), "/items");
+	r = http_request(&cs->http, "POST", path, it.obj.raw, it.obj.raw_len,
+	    NULL, 1, 4096, &resp);
+	if (r != 0)
+		out->message = resp.message != NULL ? strdup(resp.message) : NULL;
+	http_resp_free(&resp);
+	if (r != 0)
+		goto out;
+	item_note_chain(cs, &it);
+	memcpy(out->id, it.id, ALX_ID_LEN);
+	memcpy(out->hash, it.hash, ALX_HASH_LEN);
+	out->not_after = it.job.not_after;
+	if (size > 0)
+		r = item_upload_chunks(cs, &it, kitem, fd, pt, ct, &cause);
+out:
+	free(cause);
+	alx_wipe(kitem, sizeof(kitem));
+	if (pt != NULL) {
+		alx_wipe(pt, ALX_CHUNK_SIZE);
+		free(pt);
+	}
+	free(ct);
+	alx_item_free(&it);
+	return r;
+}
+
+struct job_follow {
+	const uint8_t		*id;
+	const uint8_t		*hash;
+	int			 stream;	/* print progress as it comes */
+	int			 done;
+	int			 err;
+	struct alx_resultmeta	 rm;
+	char			 runner[ALX_DISPLAY_MAX + 1];
+	uint8_t			 result_id[ALX_ID_LEN];
+	int64_t			 last_pseq;
+};
+
+static int
+job_follow_event(struct csession *cs, const struct alx_view_event *ev,
+    void *arg)
+{
+	struct job_follow	*f = arg;
+	struct alx_progressmeta	 pm;
+	char			*meta = NULL;
+	size_t			 len;
+	int			 r;
+
+	if (ev->type != ALX_EV_ITEM || !ev->item.has_reply_to ||
+	    memcmp(ev->item.reply_to, f->id, ALX_ID_LEN) != 0)
+		return 0;
+	if (item_meta(cs, &ev->item, &meta, &len) != 0)
+		return 0;
+	if (strcmp(ev->item.kind, "progress") == 0) {
+		if (alx_progressmeta_decode(&pm, meta, len) == 0) {
+			if (f->stream && pm.seq > f->last_pseq) {
+				fputs(pm.out, stdout);
+				fputs(pm.err, stderr);
+				fflush(stdout);
+			}
+			if (pm.seq > f->last_pseq)
+				f->last_pseq = pm.seq;
+			alx_progressmeta_free(&pm);
+		}
+	} else if (strcmp(ev->item.kind, "result") == 0) {
+		const struct alx_view_job *vj = alx_view_job(&cs->view, f->id);
+
+		/* The job's hash: the caller's, or the job as the log had it. */
+		r = alx_resultmeta_decode(&f->rm, meta, len);
+		if (r == 0 && f->hash == NULL && vj == NULL)
+			r = ALX_ERR_NOT_FOUND;
+		if (r == 0 && (r = alx_resultmeta_check_job(&f->rm, f->id,
+		    f->hash != NULL ? f->hash : vj->hash)) != 0)
+			alx_resultmeta_free(&f->rm);
+		else if (r != 0)
+			memset(&f->rm, 0, sizeof(f->rm));
+		f->err = r;
+		f->done = 1;
+		memcpy(f->result_id, ev->item.id, ALX_ID_LEN);
+		snprintf(f->runner, sizeof(f->runner), "%s",
+		    ev->member != NULL ? ev->member->cert.name : "?");
+	}
+	free(meta);
+	return f->done ? 1 : 0;
+}
+
+int
+job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+    const uint8_t hash[ALX_HASH_LEN], int64_t timeout_s, int stream,
+    struct job_outcome *out)
+{
+	struct job_follow	f;
+	time_t			end = time(NULL) + (time_t)timeout_s;
+	int			r, left;
+
+	memset(&f, 0, sizeof(f));
+	memset(out, 0, sizeof(*out));
+	f.id = id;
+	f.hash = hash;
+	f.stream = stream;
+	/* A fresh view reads the whole log first (the result may be there). */
+	if (cs->view.cursor == 0 && (r = csess_replay(cs, job_follow_event,
+	    &f)) != 0 && r != 1)
+		return r;
+	while (!f.done) {
+		left = (int)(end - time(NULL));
+		if (left <= 0)
+			return ALX_ERR_EXPIRED;
+		if (exec_interrupted)
+			return ALX_ERR_IO;
+		r = csess_poll(cs, left > 25 ? 25 : left, job_follow_event, &f);
+		if (r != 0 && r != 1)
+			return r;
+	}
+	if (f.err != 0)
+		return f.err;
+	out->rm = f.rm;
+	memcpy(out->result_id, f.result_id, ALX_ID_LEN);
+	snprintf(out->runner, sizeof(out->runner), "%s", f.runner);
+	out->streamed = f.last_pseq > 0;
+	return 0;
+}

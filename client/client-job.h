@@ -1,0 +1,51 @@
+/*
+ * client-job.h: jobs from the sender's side (client-job.c) and the
+ * commands built on them.
+ */
+#ifndef CLIENT_JOB_H
+#define CLIENT_JOB_H
+
+#include "client.h"
+
+/* Reserved exit codes of "airlox run" (airlox(1)); --json tells them apart
+ * from a job's own exit code exactly. */
+#define RUN_EXIT_REFUSED	120
+#define RUN_EXIT_CANCELLED	121
+#define RUN_EXIT_LOST		122
+#define RUN_EXIT_KILLED		123	/* killed_oom, killed_disk */
+#define RUN_EXIT_TIMEOUT	124
+#define RUN_EXIT_ERROR		125
+
+struct job_target {
+	int	 is_label;
+	char	 name[ALX_NAME_MAX + 1];
+	int64_t	 wait_s;	/* not_after = now + wait_s */
+};
+struct job_posted {
+	uint8_t	 id[ALX_ID_LEN];
+	uint8_t	 hash[ALX_HASH_LEN];
+	int64_t	 not_after;
+	char	*message;	/* the relay's refusal, if any */
+};
+struct job_outcome {
+	struct alx_resultmeta	rm;
+	uint8_t			result_id[ALX_ID_LEN];
+	char			runner[ALX_DISPLAY_MAX + 1];
+	int			streamed;
+};
+
+/* Seal, wrap, sign and post a job; ALX_ERR_NOT_FOUND: no runner to wrap to. */
+int	job_post(struct csession *, const struct job_target *, const char *meta,
+	    size_t metalen, int fd, int64_t size, struct job_posted *);
+/*
+ * Follow the job's progress (printed when stream) to its verified result;
+ * hash NULL: the job's hash as the session's log has it.
+ */
+int	job_wait(struct csession *, const uint8_t id[ALX_ID_LEN],
+	    const uint8_t hash[ALX_HASH_LEN], int64_t timeout_s, int stream,
+	    struct job_outcome *);
+void	run_print_result(const struct job_outcome *, const char *idtxt);
+/* The exit status for a result: the job's, or a reserved code. */
+int	run_exit_code(const struct alx_resultmeta *);
+
+#endif /* CLIENT_JOB_H */

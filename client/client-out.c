@@ -1,0 +1,240 @@
+/*
+ * client-out.c: what the client prints. Text for people by default; with
+ * --json one JSON object per line on stdout, written by libairlox's JSON
+ * writer. Exit codes are defined once, here, and documented in airlox(1)
+ * (the consistency test compares the two).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "airlox.h"
+#include "client.h"
+
+static int	out_is_json;
+
+/* Exit statuses of every command (airlox run adds its own later). */
+const struct exit_code exit_codes[] = {
+	{ EXIT_OK, "ok", "success" },
+	{ EXIT_FAIL, "failure", "an error not listed below" },
+	{ EXIT_USAGE, "usage", "bad command line" },
+	{ EXIT_ACCESS, "access", "the invite or participant may not do "
+	    "this: bad_invite, wrong_role, revoked, not_a_participant, "
+	    "forbidden, unknown_key" },
+	{ EXIT_GONE, "gone", "the session or object is gone: "
+	    "session_expired, not_found, expired, cursor_gone" },
+	{ EXIT_NET, "relay_unavailable", "the relay could not be reached or "
+	    "kept failing after retries: io_error, not_ready, rate_limited, "
+	    "too_many_connections, insufficient_storage" },
+	{ EXIT_VERIFY, "verification_failed", "the relay served something "
+	    "that does not verify (bad_signature, bad_order, replayed, "
+	    "bad_hash, bad_ciphertext, wrong_session), or its TLS "
+	    "certificate does not" },
+	{ EXIT_TIMEOUT, "timeout", "nothing arrived before --timeout, or a "
+	    "transfer code expired" },
+	{ EXIT_CODE, "code_failed", "a transfer code was wrong or "
+	    "cancelled: bad_code, pake_failed, too_many_failures" },
+	{ EXIT_INTERRUPTED, "interrupted", "stopped by a signal (Ctrl-C)" },
+	{ -1, NULL, NULL }
+};
+
+void
+out_init(int json)
+{
+	out_is_json = json;
+}
+
+int
+out_json(void)
+{
+	return out_is_json;
+}
+
+int
+out_exit_for(int err)
+{
+	switch (err) {
+	case ALX_OK:
+		return EXIT_OK;
+	case ALX_ERR_BAD_INVITE:
+	case ALX_ERR_WRONG_ROLE:
+	case ALX_ERR_REVOKED:
+	case ALX_ERR_NOT_PARTICIPANT:
+	case ALX_ERR_FORBIDDEN:
+	case ALX_ERR_UNKNOWN_KEY:
+	case ALX_ERR_NOT_RECIPIENT:
+		return EXIT_ACCESS;
+	case ALX_ERR_SESSION_EXPIRED:
+	case ALX_ERR_NOT_FOUND:
+	case ALX_ERR_EXPIRED:
+	case ALX_ERR_CURSOR_GONE:
+		return EXIT_GONE;
+	case ALX_ERR_IO:
+	case ALX_ERR_NOT_READY:
+	case ALX_ERR_RATE_LIMITED:
+	case ALX_ERR_TOO_MANY_CONNS:
+	case ALX_ERR_NO_SPACE:
+		return EXIT_NET;
+	case ALX_ERR_BAD_SIGNATURE:
+	case ALX_ERR_ORDER:
+	case ALX_ERR_REPLAYED:
+	case ALX_ERR_BAD_HASH:
+	case ALX_ERR_DECRYPT:
+	case ALX_ERR_WRONG_SESSION:
+		return EXIT_VERIFY;
+	case ALX_ERR_BAD_CODE:
+	case ALX_ERR_PAKE:
+	case ALX_ERR_TOO_MANY_FAILS:
+		return EXIT_CODE;
+	default:
+		return EXIT_FAIL;
+	}
+}
+
+void
+out_text(const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (out_is_json)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+void
+out_obj_begin(struct alx_jw *jw)
+{
+	alx_jw_init(jw, 16 * 1024 * 1024);
+	alx_jw_obj_begin(jw);
+}
+
+int
+out_obj_end(struct alx_jw *jw)
+{
+	char	*s;
+	size_t	 len;
+	int	 r;
+
+	alx_jw_obj_end(jw);
+	if ((r = alx_jw_finish(jw, &s, &len)) != 0) {
+		alx_jw_free(jw);
+		return r;
+	}
+	fwrite(s, 1, len, stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+	alx_wipe(s, len);
+	free(s);
+	alx_jw_free(jw);
+	return 0;
+}
+
+void
+out_warn(const char *fmt, ...)
+{
+	va_list	ap;
+
+	fflush(stdout);
+	fputs("airlox: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int
+out_vfail(int code, int err, const char *fmt, va_list ap)
+{
+	struct alx_jw	 jw;
+	char		 msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fflush(stdout);
+	fprintf(stderr, "airlox: %s (%s)\n", msg, alx_errname(err));
+	if (out_is_json) {
+		out_obj_begin(&jw);
+		alx_jw_kstr(&jw, "error", alx_errname(err));
+		alx_jw_kstr(&jw, "message", msg);
+		alx_jw_kint(&jw, "exit", code);
+		out_obj_end(&jw);
+	}
+	return code;
+}
+
+int
+out_fail(int err, const char *fmt, ...)
+{
+	va_list	ap;
+	int	r;
+
+	va_start(ap, fmt);
+	r = out_vfail(out_exit_for(err), err, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int
+out_fail_code(int code, int err, const char *fmt, ...)
+{
+	va_list	ap;
+	int	r;
+
+	va_start(ap, fmt);
+	r = out_vfail(code, err, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int
+out_usage(const char *fmt, ...)
+{
+	struct alx_jw	 jw;
+	va_list		 ap;
+	char		 msg[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "airlox: %s\n", msg);
+	if (out_is_json) {
+		out_obj_begin(&jw);
+		alx_jw_kstr(&jw, "error", "usage");
+		alx_jw_kstr(&jw, "message", msg);
+		alx_jw_kint(&jw, "exit", EXIT_USAGE);
+		out_obj_end(&jw);
+	}
+	return EXIT_USAGE;
+}
+
+void
+out_safe(FILE *f, const char *s, size_t len)
+{
+	size_t	i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			fputc('?', f);
+		else
+			fputc(c, f);
+	}
+}
+
+void
+out_time(char *buf, size_t len, int64_t t)
+{
+	struct tm	tm;
+	time_t		tt = (time_t)t;
+
+	if (t == 0 || gmtime_r(&tt, &tm) == NULL) {
+		snprintf(buf, len, "never");
+		return;
+	}
+	strftime(buf, len, "%Y-%m-%d %H:%M:%SZ", &tm);
+}

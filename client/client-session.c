@@ -1,0 +1,615 @@
+/*
+ * client-session.c: a session as one participant sees it.
+ *
+ * Opening a session: parse the invite, fetch the manifest chain and verify
+ * it into a view (anchored by the invite's session id), load this
+ * participant's key from the cache and join with a certificate when not
+ * joined yet. Reading: the event log is replayed from the start into a
+ * fresh view, which verifies every event before the commands see it, and
+ * then followed by long-polling or by the SSE stream.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlox.h"
+#include "util/log.h"
+#include "client.h"
+
+#define CS_MANIFESTS_MAX	(64 * 1024 * 1024)
+#define CS_LOG_MAX		(64 * 1024 * 1024)
+#define CS_LOG_LIMIT		1000
+
+int
+csess_path(const struct csession *cs, char *out, size_t len, const char *fmt,
+    ...)
+{
+	va_list	ap;
+	int	n, m;
+
+	n = snprintf(out, len, "/v1/sessions/%s", cs->sidstr);
+	if (n < 0 || (size_t)n >= len)
+		return ALX_ERR_TOO_LARGE;
+	va_start(ap, fmt);
+	m = vsnprintf(out + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (m < 0 || (size_t)m >= len - (size_t)n)
+		return ALX_ERR_TOO_LARGE;
+	return 0;
+}
+
+/* GET the manifest chain and verify it into v. */
+static int
+csess_fetch_manifests(struct csession *cs, struct alx_view *v)
+{
+	struct alx_json_limits	 lim = { CS_MANIFESTS_MAX, 8, 65536 };
+	struct http_resp	 resp;
+	struct alx_json		*j = NULL;
+	const char		*raw;
+	size_t			 len;
+	char			 path[128];
+	int			 arr, i, n, r;
+
+	csess_path(cs, path, sizeof(path), "/manifest");
+	r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 0,
+	    CS_MANIFESTS_MAX, &resp);
+	if (r != 0)
+		goto out;
+	if ((r = alx_json_parse(&j, (const char *)resp.body.data,
+	    resp.body.len, &lim)) != 0)
+		goto out;
+	if ((arr = alx_json_obj_get(j, 0, "manifests")) < 0 ||
+	    (n = alx_json_arr_len(j, arr)) <= 0) {
+		r = ALX_ERR_MISSING;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if ((r = alx_json_raw(j, alx_json_arr_at(j, arr, i), &raw,
+		    &len)) != 0 || (r = alx_view_add_manifest(v, raw, len)) != 0)
+			goto out;
+	}
+out:
+	alx_json_free(j);
+	http_resp_free(&resp);
+	return r;
+}
+
+static int
+csess_new_view(struct csession *cs)
+{
+	int	r;
+
+	if (cs->have_view)
+		alx_view_free(&cs->view);
+	cs->have_view = 0;
+	if ((r = alx_view_init(&cs->view, &cs->inv)) != 0)
+		return r;
+	cs->have_view = 1;
+	if (cs->have_me)
+		alx_view_set_me(&cs->view, &cs->me.sk, &cs->me.kx);
+	return 0;
+}
+
+/* This participant's key from the cache, for the view and the requests. */
+static int
+csess_load_me(struct csession *cs, struct client_ctx *ctx)
+{
+	int	r, created;
+
+	if ((r = cache_load(&cs->me, &cs->inv, ctx->name, ctx->kind,
+	    &created)) != 0)
+		return out_fail(r, "cannot use the cache directory");
+	cs->have_me = 1;
+	if (!created && ctx->name != NULL && strcmp(ctx->name,
+	    cs->me.name) != 0)
+		out_warn("already joined this session as \"%s\"; --name %s "
+		    "is ignored", cs->me.name, ctx->name);
+	alx_view_set_me(&cs->view, &cs->me.sk, &cs->me.kx);
+	cs->http.key = &cs->me.sk;
+	return 0;
+}
+
+static int
+csess_manifest_fail(struct csession *cs, int r)
+{
+	if (r == ALX_ERR_NOT_FOUND || r == ALX_ERR_SESSION_EXPIRED)
+		return out_fail(ALX_ERR_SESSION_EXPIRED, "the session of this "
+		    "invite has expired, was closed, or never existed on %s",
+		    cs->http.authority);
+	if (out_exit_for(r) == EXIT_NET || r == ALX_ERR_NOMEM)
+		return out_fail(r, "cannot fetch the session's manifest from "
+		    "%s", cs->http.authority);
+	return out_fail_code(EXIT_VERIFY, r, "the relay served a manifest "
+	    "chain that does not verify against the invite");
+}
+
+int
+csess_open(struct csession *cs, struct client_ctx *ctx, int flags)
+{
+	char	 base[400], *cause = NULL;
+	int	 r;
+
+	memset(cs, 0, sizeof(*cs));
+	cs->ctx = ctx;
+	cs->chunk_wait = 10;
+	if (alx_invite_parse(&cs->inv, ctx->invite) != 0)
+		return out_fail(ALX_ERR_BAD_INVITE, "the invite is not an "
+		    "airlox invite link (https://HOST/s/SID#1.ROLE.SEED)");
+	alx_b64_encode(cs->sidstr, cs->inv.sid, ALX_SID_LEN);
+	if ((r = alx_invite_base_url(&cs->inv, base, sizeof(base))) != 0)
+		return out_fail(ALX_ERR_BAD_INVITE, "bad host in the invite");
+	if ((r = http_open(&cs->http, base, ctx, &cause)) != 0) {
+		r = out_fail(ALX_ERR_BAD_INVITE, "%s", cause ? cause :
+		    "cannot use the invite's relay");
+		free(cause);
+		return r;
+	}
+	if ((r = csess_new_view(cs)) != 0)
+		return out_fail(r, "cannot derive the invite's keys");
+	/* Our keys first: the view learns the epoch keys wrapped to us. */
+	if ((flags & CS_JOIN) && (r = csess_load_me(cs, ctx)) != 0)
+		return r;
+	if ((r = csess_fetch_manifests(cs, &cs->view)) != 0)
+		return csess_manifest_fail(cs, r);
+	if (!(flags & CS_JOIN))
+		return 0;
+	if (alx_manifest_is_revoked(alx_view_manifest(&cs->view),
+	    cs->view.me_fp))
+		return out_fail(ALX_ERR_REVOKED, "this participant (%s) was "
+		    "revoked by the session's owner", cs->view.me_fps);
+	if (cs->me.joined == 0 && (r = csess_join(cs)) != 0)
+		return r;
+	return 0;
+}
+
+void
+csess_close(struct csession *cs)
+{
+	if (cs->have_view)
+		alx_view_free(&cs->view);
+	if (cs->have_me)
+		cache_wipe(&cs->me);
+	http_close(&cs->http);
+	free(cs->items);
+	alx_invite_wipe(&cs->inv);
+	memset(cs, 0, sizeof(*cs));
+}
+
+static int
+csess_join_fail(int r, const struct http_resp *resp)
+{
+	switch (r) {
+	case ALX_ERR_REVOKED:
+		return out_fail(r, "this invite was revoked (the owner "
+		    "rotated its role or revoked this participant)");
+	case ALX_ERR_WRONG_ROLE:
+	case ALX_ERR_FORBIDDEN:
+		return out_fail(r, "the relay refused to let this invite "
+		    "join: %s", resp->message ? resp->message : "forbidden");
+	case ALX_ERR_SESSION_EXPIRED:
+		return out_fail(r, "the session has expired or was closed");
+	default:
+		return out_fail(r, "cannot join the session%s%s",
+		    resp->message ? ": " : "",
+		    resp->message ? resp->message : "");
+	}
+}
+
+int
+csess_join(struct csession *cs)
+{
+	struct alx_cert		 cert;
+	struct http_resp	 resp;
+	struct alx_json		*j = NULL;
+	int64_t			 cursor = 0;
+	char			 path[128];
+	int			 r;
+
+	r = alx_view_make_cert(&cs->view, cs->me.name, cs->me.kind,
+	    http_now(&cs->http), &cert);
+	if (r != 0) {
+		if (r == ALX_ERR_REVOKED || r == ALX_ERR_WRONG_ROLE)
+			return out_fail(ALX_ERR_REVOKED, "this invite no longer "
+			    "works: its role was rotated");
+		return out_fail(r, "cannot make a certificate");
+	}
+	/* Check our own certificate as every reader will. */
+	if ((r = alx_cert_valid(&cert, alx_view_manifest(&cs->view))) != 0) {
+		alx_cert_free(&cert);
+		return out_fail(ALX_ERR_REVOKED, "this invite no longer works: "
+		    "its role was rotated or the key revoked (%s)",
+		    alx_errname(r));
+	}
+	csess_path(cs, path, sizeof(path), "/participants");
+	r = http_request(&cs->http, "POST", path, cert.obj.raw,
+	    cert.obj.raw_len, NULL, 1, 4096, &resp);
+	alx_cert_free(&cert);
+	if (r == ALX_ERR_EXISTS)
+		r = 0;
+	if (r != 0) {
+		r = csess_join_fail(r, &resp);
+		http_resp_free(&resp);
+		return r;
+	}
+	if (resp.body.len > 0 && alx_json_parse(&j, (const char *)
+	    resp.body.data, resp.body.len, NULL) == 0)
+		alx_json_get_int(j, 0, "cursor", &cursor, 0, ALX_JSON_INT_MAX);
+	alx_json_free(j);
+	http_resp_free(&resp);
+	cs->me.joined = cursor > 0 ? cursor : 1;
+	cs->me.listen = cursor;
+	log_debug("session: joined as %s (cursor %lld)", cs->view.me_fps,
+	    (long long)cursor);
+	if ((r = cache_save(&cs->me)) != 0)
+		return out_fail(r, "cannot write the cache");
+	return 0;
+}
+
+static int
+csess_note_item(struct csession *cs, const struct alx_view_event *ev)
+{
+	struct csess_item	*ci;
+	size_t			 ncap;
+
+	if (cs->nitems == cs->itemcap) {
+		ncap = cs->itemcap ? cs->itemcap * 2 : 64;
+		if ((ci = reallocarray(cs->items, ncap, sizeof(*ci))) == NULL)
+			return ALX_ERR_NOMEM;
+		cs->items = ci;
+		cs->itemcap = ncap;
+	}
+	ci = &cs->items[cs->nitems++];
+	memset(ci, 0, sizeof(*ci));
+	memcpy(ci->id, ev->item.id, ALX_ID_LEN);
+	memcpy(ci->author, ev->item.author, ALX_FP_LEN);
+	ci->has_reply = ev->item.has_reply_to;
+	memcpy(ci->reply_to, ev->item.reply_to, ALX_ID_LEN);
+	ci->author_kind = ev->member ? ev->member->cert.kind : ALX_PKIND_AGENT;
+	ci->author_role = ev->member ? ev->member->cert.role : ALX_ROLE_SENDER;
+	ci->size = ev->item.size;
+	ci->complete = ev->item.size == 0;
+	ci->cursor = ev->cursor;
+	snprintf(ci->kind, sizeof(ci->kind), "%s", ev->item.kind);
+	return 0;
+}
+
+const struct csess_item *
+csess_item(const struct csession *cs, const uint8_t id[ALX_ID_LEN])
+{
+	size_t	i;
+
+	for (i = cs->nitems; i-- > 0;)
+		if (memcmp(cs->items[i].id, id, ALX_ID_LEN) == 0)
+			return &cs->items[i];
+	return NULL;
+}
+
+/* Verify one event into the view; then the caller's callback. */
+static int
+csess_apply(struct csession *cs, const char *raw, size_t len, csess_cb cb,
+    void *arg)
+{
+	struct alx_view_event	 ev;
+	struct csess_item	*ci;
+	int			 r;
+
+	if ((r = alx_view_apply(&cs->view, raw, len, &ev)) != 0) {
+		log_debug("session: event after cursor %lld refused: %s",
+		    (long long)cs->view.cursor, alx_errname(r));
+		cs->bad_event = 1;
+		return r;
+	}
+	if (ev.cursor > cs->head)
+		cs->head = ev.cursor;
+	if (ev.type == ALX_EV_ITEM)
+		r = csess_note_item(cs, &ev);
+	else if (ev.type == ALX_EV_COMPLETE &&
+	    (ci = (struct csess_item *)csess_item(cs, ev.id)) != NULL)
+		ci->complete = 1;
+	if (r == 0 && cb != NULL)
+		r = cb(cs, &ev, arg);
+	alx_view_event_free(&ev);
+	return r;
+}
+
+/* One GET of the log; *nevents receives how many events it held. */
+static int
+csess_log_once(struct csession *cs, int wait_s, csess_cb cb, void *arg,
+    int *nevents)
+{
+	struct alx_json_limits	 lim = { CS_LOG_MAX, 10, 200000 };
+	struct http_resp	 resp;
+	struct alx_json		*j = NULL;
+	const char		*raw;
+	size_t			 len;
+	char			 path[192];
+	int			 arr, i, n, r;
+
+	*nevents = 0;
+	csess_path(cs, path, sizeof(path), "/log?after=%lld&limit=%d",
+	    (long long)cs->view.cursor, CS_LOG_LIMIT);
+	if (wait_s > 0)
+		snprintf(path + strlen(path), sizeof(path) - strlen(path),
+		    "&wait=%d", wait_s);
+	r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1, CS_LOG_MAX,
+	    &resp);
+	if (r != 0 || resp.status == 204)
+		goto out;
+	if ((r = alx_json_parse(&j, (const char *)resp.body.data,
+	    resp.body.len, &lim)) != 0)
+		goto out;
+	if ((arr = alx_json_obj_get(j, 0, "events")) < 0 ||
+	    (n = alx_json_arr_len(j, arr)) < 0) {
+		r = ALX_ERR_MISSING;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if ((r = alx_json_raw(j, alx_json_arr_at(j, arr, i), &raw,
+		    &len)) != 0 || (r = csess_apply(cs, raw, len, cb, arg)) != 0)
+			goto out;
+		(*nevents)++;
+	}
+out:
+	alx_json_free(j);
+	http_resp_free(&resp);
+	return r;
+}
+
+int
+csess_poll(struct csession *cs, int wait_s, csess_cb cb, void *arg)
+{
+	int	n;
+
+	return csess_log_once(cs, wait_s, cb, arg, &n);
+}
+
+int
+csess_replay(struct csession *cs, csess_cb cb, void *arg)
+{
+	int	r, n;
+
+	if (cs->view.cursor == 0 && cs->view.nmans > 0 &&
+	    (r = csess_new_view(cs)) != 0)
+		return r;
+	do {
+		r = csess_log_once(cs, 0, cb, arg, &n);
+		if (r == 1)
+			return 1;
+	} while (r == 0 && n >= CS_LOG_LIMIT);
+	return r;
+}
+
+struct csess_sse {
+	struct csession	*cs;
+	csess_cb	 cb;
+	void		*arg;
+	int		 err;
+};
+
+/* An SSE event: rebuild the log event object when the data is its data. */
+static int
+csess_sse_event(const char *type, int64_t id, const char *data, size_t len,
+    void *arg)
+{
+	struct csess_sse	*s = arg;
+	struct alx_json		*j = NULL;
+	struct alx_jw		 jw;
+	char			*ev;
+	size_t			 evlen;
+	int			 whole = 0, r;
+	int64_t			 c;
+
+	if (alx_json_parse(&j, data, len, NULL) == 0 &&
+	    alx_json_get_int(j, 0, "cursor", &c, 1, ALX_JSON_INT_MAX) == 0 &&
+	    alx_json_has(j, 0, "type") && alx_json_has(j, 0, "data"))
+		whole = 1;
+	alx_json_free(j);
+	if (id <= s->cs->view.cursor && id > 0)
+		return 0;	/* resumed stream repeating what we have */
+	if (whole)
+		r = csess_apply(s->cs, data, len, s->cb, s->arg);
+	else {
+		alx_jw_init(&jw, 2 * len + 256);
+		alx_jw_obj_begin(&jw);
+		alx_jw_kint(&jw, "cursor", id);
+		alx_jw_kstr(&jw, "type", type);
+		alx_jw_key(&jw, "data");
+		alx_jw_raw(&jw, data, len);
+		alx_jw_obj_end(&jw);
+		if ((r = alx_jw_finish(&jw, &ev, &evlen)) != 0) {
+			alx_jw_free(&jw);
+			return r;
+		}
+		alx_jw_free(&jw);
+		r = csess_apply(s->cs, ev, evlen, s->cb, s->arg);
+		free(ev);
+	}
+	if (r < 0)
+		s->err = r;
+	return r;
+}
+
+int
+csess_stream(struct csession *cs, int64_t timeout_ms, csess_cb cb, void *arg)
+{
+	struct csess_sse	 s;
+	char			 path[128];
+	int64_t			 last = cs->view.cursor;
+	int			 r;
+
+	s.cs = cs;
+	s.cb = cb;
+	s.arg = arg;
+	s.err = 0;
+	csess_path(cs, path, sizeof(path), "/stream");
+	r = sse_run(&cs->http, path, &last, timeout_ms, csess_sse_event, &s);
+	if (s.err != 0)
+		return s.err;
+	return r;
+}
+
+int
+csess_put_manifest(struct csession *cs, struct alx_manifest *m)
+{
+	struct http_resp	resp;
+	char			path[128];
+	int			r;
+
+	csess_path(cs, path, sizeof(path), "/manifest");
+	r = http_request(&cs->http, "PUT", path, m->obj.raw, m->obj.raw_len,
+	    NULL, 1, 4096, &resp);
+	http_resp_free(&resp);
+	return r;
+}
+
+int
+csess_is_owner(const struct csession *cs)
+{
+	return cs->inv.role == ALX_ROLE_OWNER;
+}
+
+const char *
+csess_member_name(const struct csession *cs, const uint8_t fp[ALX_FP_LEN])
+{
+	const struct alx_view_member	*m;
+
+	m = alx_view_member_by_fp(&cs->view, fp);
+	return m != NULL ? m->cert.name : "?";
+}
+
+int
+csess_resolve(const struct csession *cs, const char *s,
+    uint8_t fp[ALX_FP_LEN], char **cause)
+{
+	const struct alx_view_member	*m;
+	size_t				 n, i;
+
+	*cause = NULL;
+	if (strlen(s) == ALX_FP_STRLEN && alx_b64_decode_exact(fp, ALX_FP_LEN,
+	    s, ALX_FP_STRLEN) == 0 && alx_view_member_by_fp(&cs->view,
+	    fp) != NULL)
+		return 0;
+	if (strcmp(s, "owner") == 0) {
+		for (i = 0; i < cs->view.nmembers; i++)
+			if (cs->view.members[i].cert.role == ALX_ROLE_OWNER) {
+				memcpy(fp, cs->view.members[i].cert.fp,
+				    ALX_FP_LEN);
+				return 0;
+			}
+	}
+	n = alx_view_members_by_name(&cs->view, s, &m);
+	if (n == 1) {
+		memcpy(fp, m->cert.fp, ALX_FP_LEN);
+		return 0;
+	}
+	if ((n == 0 ? asprintf(cause, "no participant named \"%s\"", s) :
+	    asprintf(cause, "%zu participants are named \"%s\": use a "
+	    "fingerprint (see airlox session show)", n, s)) < 0)
+		*cause = NULL;
+	return ALX_ERR_NOT_FOUND;
+}
+
+int
+csess_owner_update(struct csession *cs, struct alx_manifest *next,
+    struct alx_signkey *owner)
+{
+	int	r;
+
+	if (!csess_is_owner(cs))
+		return ALX_ERR_WRONG_ROLE;
+	if ((r = alx_seed_keys(cs->inv.seed, owner, NULL)) != 0)
+		return r;
+	return alx_manifest_next(next, alx_view_manifest(&cs->view));
+}
+
+/* Every member the view knows, as the owner's manifest updates want. */
+int
+csess_members(const struct csession *cs, struct alx_member **out, size_t *n)
+{
+	size_t	i;
+
+	*n = 0;
+	if ((*out = calloc(cs->view.nmembers + 1, sizeof(**out))) == NULL)
+		return ALX_ERR_NOMEM;
+	for (i = 0; i < cs->view.nmembers; i++) {
+		memcpy((*out)[i].fp, cs->view.members[i].cert.fp, ALX_FP_LEN);
+		memcpy((*out)[i].kx, cs->view.members[i].cert.kx,
+		    ALX_KX_PK_LEN);
+		(*out)[i].role = cs->view.members[i].cert.role;
+	}
+	*n = cs->view.nmembers;
+	return 0;
+}
+
+/* A new invite link for role with seed, on this session's relay. */
+int
+csess_invite(const struct csession *cs, int role,
+    const uint8_t seed[ALX_SEED_LEN], char **link)
+{
+	struct alx_invite	inv = cs->inv;
+	int			r;
+
+	inv.role = role;
+	memcpy(inv.seed, seed, ALX_SEED_LEN);
+	r = alx_invite_format(&inv, link);
+	alx_invite_wipe(&inv);
+	return r;
+}
+
+/*
+ * Owner update: revoke `fp` (when not NULL) and rotate `role` (when
+ * >= 0, new_seed receives its seed), with a new epoch; sign and store.
+ */
+int
+csess_rekey(struct csession *cs, const uint8_t *fp, int role,
+    uint8_t new_seed[ALX_SEED_LEN], int64_t *ver)
+{
+	struct alx_manifest	 next;
+	struct alx_signkey	 owner;
+	struct alx_private	 priv;
+	struct alx_member	*mem = NULL;
+	uint8_t			 ekey[ALX_KEY_LEN];
+	size_t			 nmem;
+	int			 r;
+
+	memset(&priv, 0, sizeof(priv));
+	memset(&next, 0, sizeof(next));
+	if ((r = alx_view_private(&cs->view, &priv)) != 0)
+		return r;
+	if ((r = csess_members(cs, &mem, &nmem)) != 0 ||
+	    (r = csess_owner_update(cs, &next, &owner)) != 0)
+		goto out;
+	if (fp != NULL && (r = alx_manifest_revoke(&next, fp)) != 0)
+		goto out;
+	if (role >= 0 && (r = alx_manifest_rotate_role(&next, role, new_seed,
+	    mem, nmem)) != 0)
+		goto out;
+	if ((r = alx_manifest_new_epoch(&next, ekey, &priv, mem, nmem)) != 0 ||
+	    (r = alx_manifest_finish(&next, &owner, ekey, &priv)) != 0)
+		goto out;
+	r = csess_put_manifest(cs, &next);
+	*ver = next.ver;
+out:
+	alx_wipe(ekey, sizeof(ekey));
+	alx_sign_wipe(&owner);
+	alx_manifest_free(&next);
+	alx_private_free(&priv);
+	free(mem);
+	return r;
+}
+
+int
+csess_fail(struct csession *cs, int err, const char *what)
+{
+	if (cs->bad_event)
+		return out_fail_code(EXIT_VERIFY, err, "the relay served an "
+		    "event that does not verify (after cursor %lld); it was "
+		    "not trusted", (long long)cs->view.cursor);
+	if (out_exit_for(err) == EXIT_VERIFY)
+		return out_fail(err, "the relay served data that does not "
+		    "verify; it was not trusted");
+	return out_fail(err, "%s", what);
+}

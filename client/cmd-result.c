@@ -1,0 +1,64 @@
+/*
+ * cmd-result.c: "airlox result [--wait D] -- JOB": the signed result of a
+ * job posted earlier (with --no-wait, or by a process that is gone),
+ * verified and bound to that job before it is shown.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlox.h"
+#include "client.h"
+#include "client-job.h"
+
+static const struct cmd_opt cmd_result_opts[] = {
+	{ "wait", "DURATION", 0, "wait this long for a job still running "
+	    "(default: do not wait)" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static int
+cmd_result_exec(struct client_ctx *ctx)
+{
+	struct csession			 cs;
+	struct job_outcome		 o;
+	uint8_t				 id[ALX_ID_LEN];
+	int64_t				 wait_s = 0;
+	int				 r;
+
+	if ((r = args_duration(&ctx->args, "wait", 0, &wait_s)) != 0)
+		return r;
+	if (alx_b64_decode_exact(id, sizeof(id), ctx->args.pos[0],
+	    strlen(ctx->args.pos[0])) != 0)
+		return out_usage("%s: not a job id", ctx->args.pos[0]);
+	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+		goto out;
+	r = job_wait(&cs, id, NULL, wait_s > 0 ? wait_s : 1, 0, &o);
+	if (r == ALX_ERR_NOT_FOUND) {
+		r = out_fail(r, "no job %s in this session", ctx->args.pos[0]);
+		goto out;
+	}
+	if (r == ALX_ERR_EXPIRED) {
+		r = out_fail(ALX_ERR_EXPIRED, "no result yet for job %s",
+		    ctx->args.pos[0]);
+		goto out;
+	}
+	if (r != 0) {
+		r = out_fail(r, "the job's result could not be verified");
+		goto out;
+	}
+	run_print_result(&o, ctx->args.pos[0]);
+	r = run_exit_code(&o.rm);
+	alx_resultmeta_free(&o.rm);
+out:
+	csess_close(&cs);
+	return r;
+}
+
+const struct cmd_entry cmd_result_entry = {
+	"result", "JOB", 1, 1, cmd_result_opts, CMD_INVITE | CMD_PARTICIPANT,
+	cmd_result_exec,
+	"print the verified result of a job posted earlier"
+};

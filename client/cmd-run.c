@@ -1,0 +1,296 @@
+/*
+ * cmd-run.c: "airlox run": run a command (or a shell script, or a Python
+ * file) on a runner of the session, stream its output, and print the
+ * signed result's footer after it verified. The exit status is the job's;
+ * airlox's own outcomes use the reserved codes of airlox(1).
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "airlox.h"
+#include "client.h"
+#include "client-job.h"
+
+static const struct cmd_opt cmd_run_opts[] = {
+	{ "on", "NAME|pool/LABEL", 0, "the runner, or any runner with LABEL "
+	    "(default: the session's only approved runner)" },
+	{ "shell", "FILE", 0, "send the shell script FILE as the command" },
+	{ "timeout", "DURATION", 0, "give up waiting for the result after "
+	    "this long (default 2h)" },
+	{ "wait-runner", "DURATION", 0, "how long the job may wait for a free "
+	    "runner before it expires (default 10m)" },
+	{ "no-wait", NULL, 0, "print the job id and exit; pick the result up "
+	    "with airlox result" },
+	{ NULL, NULL, 0, NULL }
+};
+
+/* The one approved runner of the session, for a run without --on. */
+static int
+run_default_target(struct csession *cs, struct job_target *t)
+{
+	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
+
+	if (m->napproved != 1)
+		return out_fail(ALX_ERR_INVALID, "name the runner with --on "
+		    "NAME (the session has %zu approved runners)",
+		    m->napproved);
+	snprintf(t->name, sizeof(t->name), "%s", m->approved[0].name);
+	return 0;
+}
+
+static int
+run_target(struct client_ctx *ctx, struct csession *cs, struct job_target *t)
+{
+	const char	*on = args_get(&ctx->args, "on");
+
+	memset(t, 0, sizeof(*t));
+	if (on == NULL)
+		return run_default_target(cs, t);
+	if (strncmp(on, "pool/", 5) == 0) {
+		t->is_label = 1;
+		on += 5;
+	}
+	if (!alx_name_valid(on))
+		return out_usage("--on %s: not a runner name or pool/LABEL",
+		    on);
+	snprintf(t->name, sizeof(t->name), "%s", on);
+	return 0;
+}
+
+/* The job meta: a shell command line, a script, or a Python file. */
+static int
+run_meta(struct client_ctx *ctx, struct alx_jobmeta *jm, int *fd,
+    int64_t *size)
+{
+	const char	*script = args_get(&ctx->args, "shell");
+	struct alx_buf	 cmd;
+	struct stat	 st;
+	char		*base;
+	int		 i;
+
+	memset(jm, 0, sizeof(*jm));
+	*fd = -1;
+	*size = 0;
+	jm->cwd = strdup("");
+	if (script == NULL && ctx->args.npos == 1 &&
+	    strlen(ctx->args.pos[0]) > 3 &&
+	    strcmp(ctx->args.pos[0] + strlen(ctx->args.pos[0]) - 3, ".py") == 0 &&
+	    access(ctx->args.pos[0], R_OK) == 0) {
+		jm->kind = ALX_JOBKIND_PYTHON;
+		base = strrchr(ctx->args.pos[0], '/');
+		jm->file = strdup(base != NULL ? base + 1 : ctx->args.pos[0]);
+		if ((*fd = open(ctx->args.pos[0], O_RDONLY | O_CLOEXEC)) == -1 ||
+		    fstat(*fd, &st) == -1)
+			return out_fail(ALX_ERR_IO, "cannot read %s",
+			    ctx->args.pos[0]);
+		*size = st.st_size;
+		return 0;
+	}
+	jm->kind = ALX_JOBKIND_SHELL;
+	alx_buf_init(&cmd, ALX_JOB_CMD_MAX);
+	if (script != NULL) {
+		char	tmp[4096];
+		ssize_t	n;
+		int	sfd = open(script, O_RDONLY | O_CLOEXEC);
+
+		if (sfd == -1)
+			return out_fail(ALX_ERR_IO, "cannot read %s", script);
+		while ((n = read(sfd, tmp, sizeof(tmp))) > 0)
+			if (alx_buf_add(&cmd, tmp, (size_t)n) != 0) {
+				close(sfd);
+				alx_buf_free(&cmd);
+				return out_fail(ALX_ERR_TOO_LARGE, "%s is larger "
+				    "than %d bytes", script, ALX_JOB_CMD_MAX);
+			}
+		close(sfd);
+	} else {
+		if (ctx->args.npos == 0)
+			return out_usage("nothing to run: give -- CMD..., "
+			    "--shell FILE or FILE.py");
+		/* The words as the user typed them, joined by spaces. */
+		for (i = 0; i < ctx->args.npos; i++)
+			if ((i > 0 && alx_buf_addc(&cmd, ' ') != 0) ||
+			    alx_buf_addstr(&cmd, ctx->args.pos[i]) != 0) {
+				alx_buf_free(&cmd);
+				return out_fail(ALX_ERR_TOO_LARGE, "the command "
+				    "is too long");
+			}
+	}
+	jm->cmd = (char *)alx_buf_steal(&cmd, NULL);
+	return jm->cmd != NULL ? 0 : ALX_ERR_NOMEM;
+}
+
+/* Reserved exit codes: see airlox(1). */
+int
+run_exit_code(const struct alx_resultmeta *rm)
+{
+	switch (rm->status) {
+	case ALX_JOB_COMPLETED:
+		return rm->has_exit ? (int)rm->exit_code : 125;
+	case ALX_JOB_REFUSED:
+		return RUN_EXIT_REFUSED;
+	case ALX_JOB_TIMEOUT:
+		return RUN_EXIT_TIMEOUT;
+	case ALX_JOB_CANCELLED:
+		return RUN_EXIT_CANCELLED;
+	case ALX_JOB_KILLED_OOM:
+	case ALX_JOB_KILLED_DISK:
+		return RUN_EXIT_KILLED;
+	default:
+		return RUN_EXIT_LOST;
+	}
+}
+
+void
+run_print_result(const struct job_outcome *o, const char *idtxt)
+{
+	const struct alx_resultmeta	*rm = &o->rm;
+	struct alx_jw			 jw;
+	char				 line[256];
+	size_t				 i;
+
+	if (out_json()) {
+		out_obj_begin(&jw);
+		alx_jw_kstr(&jw, "event", "result");
+		alx_jw_kstr(&jw, "job", idtxt);
+		alx_jw_kstr(&jw, "status", alx_job_status_name(rm->status));
+		if (rm->reason[0] != '\0')
+			alx_jw_kstr(&jw, "reason", rm->reason);
+		if (rm->has_exit)
+			alx_jw_kint(&jw, "exit_code", rm->exit_code);
+		alx_jw_kstr(&jw, "stdout", rm->out);
+		alx_jw_kstr(&jw, "stderr", rm->err);
+		alx_jw_kbool(&jw, "stdout_truncated", rm->out_truncated);
+		alx_jw_kbool(&jw, "stderr_truncated", rm->err_truncated);
+		alx_jw_kint(&jw, "duration_ms", rm->duration_ms);
+		alx_jw_kint(&jw, "peak_memory", rm->peak_memory);
+		alx_jw_key(&jw, "files");
+		alx_jw_arr_begin(&jw);
+		for (i = 0; i < rm->nfiles; i++)
+			alx_jw_str(&jw, rm->files[i].name);
+		alx_jw_arr_end(&jw);
+		alx_jw_key(&jw, "env");
+		alx_jw_raw(&jw, rm->env ? rm->env : "{}",
+		    strlen(rm->env ? rm->env : "{}"));
+		alx_jw_kstr(&jw, "runner", o->runner);
+		alx_jw_kbool(&jw, "verified", 1);
+		alx_jw_kint(&jw, "exit", run_exit_code(rm));
+		out_obj_end(&jw);
+		return;
+	}
+	if (!o->streamed) {
+		out_safe(stdout, rm->out, strlen(rm->out));
+		out_safe(stderr, rm->err, strlen(rm->err));
+	}
+	snprintf(line, sizeof(line), "── %s", alx_job_status_name(rm->status));
+	if (rm->reason[0] != '\0')
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		    " (%s)", rm->reason);
+	if (rm->has_exit)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		    " · exit %lld", (long long)rm->exit_code);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line),
+	    " · %.1f s", (double)rm->duration_ms / 1000.0);
+	if (rm->peak_memory >= 0)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		    " · peak %lld MB", (long long)(rm->peak_memory >> 20));
+	fprintf(stderr, "%s · signed by runner ", line);
+	out_safe(stderr, o->runner, strlen(o->runner));
+	fprintf(stderr, "\n");
+}
+
+static int
+cmd_run_exec(struct client_ctx *ctx)
+{
+	struct csession		 cs;
+	struct job_target	 t;
+	struct job_posted	 posted;
+	struct job_outcome	 o;
+	struct alx_jobmeta	 jm;
+	struct alx_jw		 jw;
+	char			*meta = NULL, idtxt[ALX_FP_STRLEN + 1];
+	size_t			 metalen;
+	int64_t			 size, timeout_s = 7200, wait_s = 600;
+	int			 fd = -1, r;
+
+	if ((r = args_duration(&ctx->args, "timeout", timeout_s,
+	    &timeout_s)) != 0 || (r = args_duration(&ctx->args, "wait-runner",
+	    wait_s, &wait_s)) != 0)
+		return r;
+	if ((r = run_meta(ctx, &jm, &fd, &size)) != 0)
+		goto done;
+	if ((r = alx_jobmeta_encode(&jm, &meta, &metalen)) != 0) {
+		r = out_fail(r, "cannot encode the job");
+		goto done;
+	}
+	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+		goto close;
+	if ((r = run_target(ctx, &cs, &t)) != 0)
+		goto close;
+	t.wait_s = wait_s;
+	r = job_post(&cs, &t, meta, metalen, fd, size, &posted);
+	if (r == ALX_ERR_NOT_FOUND) {
+		r = out_fail(r, "no approved runner is %s %s in this session",
+		    t.is_label ? "labelled" : "named", t.name);
+		goto close;
+	}
+	if (r != 0) {
+		r = out_fail(r, "the job was not posted%s%s", posted.message ?
+		    ": " : "", posted.message ? posted.message : "");
+		free(posted.message);
+		goto close;
+	}
+	alx_b64_encode(idtxt, posted.id, ALX_ID_LEN);
+	if (out_json()) {
+		out_obj_begin(&jw);
+		alx_jw_kstr(&jw, "event", "job");
+		alx_jw_kstr(&jw, "job", idtxt);
+		alx_jw_kstr(&jw, "target", t.name);
+		alx_jw_kbool(&jw, "pool", t.is_label);
+		out_obj_end(&jw);
+	} else if (args_has(&ctx->args, "no-wait"))
+		printf("%s\n", idtxt);
+	else
+		fprintf(stderr, "%s · job %s · %s\n", t.name, idtxt,
+		    jm.cmd != NULL ? jm.cmd : jm.file);
+	if (args_has(&ctx->args, "no-wait")) {
+		r = 0;
+		goto close;
+	}
+	r = job_wait(&cs, posted.id, posted.hash, timeout_s, !out_json(), &o);
+	if (r == ALX_ERR_EXPIRED) {
+		r = out_fail(ALX_ERR_EXPIRED, "no result within the timeout; "
+		    "the job is %s (airlox result --wait picks it up)", idtxt);
+		r = RUN_EXIT_LOST;
+		goto close;
+	}
+	if (r != 0) {
+		r = out_fail(r, "the job's result could not be verified");
+		goto close;
+	}
+	run_print_result(&o, idtxt);
+	r = run_exit_code(&o.rm);
+	alx_resultmeta_free(&o.rm);
+close:
+	csess_close(&cs);
+done:
+	if (fd != -1)
+		close(fd);
+	alx_jobmeta_free(&jm);
+	free(meta);
+	return r;
+}
+
+const struct cmd_entry cmd_run_entry = {
+	"run", "[-- CMD ... | FILE.py]", 0, -1, cmd_run_opts,
+	CMD_INVITE | CMD_PARTICIPANT, cmd_run_exec,
+	"run a command, a shell script or a Python file on a runner and "
+	"wait for its signed result"
+};

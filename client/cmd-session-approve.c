@@ -1,0 +1,139 @@
+/*
+ * cmd-session-approve.c: "airlox session approve NAME|FP": the owner
+ * approves exactly one runner key, under a name and labels, in a new
+ * manifest version; "--remove" un-approves it, which stops new work for it
+ * at once.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlox.h"
+#include "client.h"
+
+static const struct cmd_opt cmd_session_approve_opts[] = {
+	{ "label", "LABEL", OPT_MULTI, "a label jobs may target the runner by "
+	    "(pool/LABEL; default: none)" },
+	{ "as", "NAME", 0, "the name jobs address the runner by (default: the "
+	    "name it joined with)" },
+	{ "remove", NULL, 0, "un-approve the runner instead" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static int
+approve_update(struct csession *cs, const struct alx_view_member *m,
+    const char *name, const char *const *labels, size_t nlabels, int remove,
+    int64_t *ver)
+{
+	struct alx_manifest	 next;
+	struct alx_signkey	 owner;
+	struct alx_private	 priv;
+	uint8_t			 ekey[ALX_KEY_LEN];
+	const struct alx_manifest *cur = alx_view_manifest(&cs->view);
+	int			 r;
+
+	memset(&next, 0, sizeof(next));
+	if ((r = alx_view_private(&cs->view, &priv)) != 0)
+		return r;
+	if ((r = alx_view_epoch_key(&cs->view, cur->epoch, ekey)) != 0 ||
+	    (r = csess_owner_update(cs, &next, &owner)) != 0)
+		goto out;
+	if (remove)
+		r = alx_manifest_unapprove(&next, m->cert.fp);
+	else {
+		(void)alx_manifest_unapprove(&next, m->cert.fp);
+		r = alx_manifest_approve(&next, m->cert.fp, name, labels,
+		    nlabels);
+	}
+	if (r != 0 || (r = alx_manifest_finish(&next, &owner, ekey,
+	    &priv)) != 0 || (r = csess_put_manifest(cs, &next)) != 0)
+		goto out;
+	*ver = next.ver;
+out:
+	alx_sign_wipe(&owner);
+	alx_wipe(ekey, sizeof(ekey));
+	alx_private_free(&priv);
+	alx_manifest_free(&next);
+	return r;
+}
+
+static int
+cmd_session_approve_exec(struct client_ctx *ctx)
+{
+	const struct alx_view_member	*m;
+	struct csession			 cs;
+	struct alx_jw			 jw;
+	const char			*labels[ALX_MAX_LABELS], *name;
+	uint8_t				 fp[ALX_FP_LEN];
+	char				*cause = NULL, fps[ALX_FP_STRLEN + 1];
+	size_t				 nlabels = 0;
+	int64_t				 ver = 0;
+	int				 r, remove;
+
+	remove = args_has(&ctx->args, "remove");
+	while (nlabels < ALX_MAX_LABELS && (labels[nlabels] =
+	    args_nth(&ctx->args, "label", nlabels)) != NULL)
+		if (!alx_name_valid(labels[nlabels++]))
+			return out_usage("--label %s: not a valid label",
+			    labels[nlabels - 1]);
+	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+		goto out;
+	if (!csess_is_owner(&cs)) {
+		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can approve "
+		    "runners (this is a %s invite)", alx_role_name(cs.inv.role));
+		goto out;
+	}
+	if ((r = csess_replay(&cs, NULL, NULL)) != 0) {
+		r = out_fail(r, "cannot read the session's log");
+		goto out;
+	}
+	if (csess_resolve(&cs, ctx->args.pos[0], fp, &cause) != 0) {
+		r = out_fail(ALX_ERR_NOT_FOUND, "%s", cause);
+		goto out;
+	}
+	m = alx_view_member_by_fp(&cs.view, fp);
+	if (m->cert.role != ALX_ROLE_RUNNER) {
+		r = out_usage("%s is a %s, not a runner", ctx->args.pos[0],
+		    alx_role_name(m->cert.role));
+		goto out;
+	}
+	name = args_get(&ctx->args, "as");
+	if (name == NULL)
+		name = m->cert.name;
+	if (!alx_name_valid(name)) {
+		r = out_usage("the runner's name \"%s\" cannot address jobs; "
+		    "give --as NAME", name);
+		goto out;
+	}
+	if ((r = approve_update(&cs, m, name, labels, nlabels, remove,
+	    &ver)) != 0) {
+		r = out_fail(r, "the relay did not take the new manifest");
+		goto out;
+	}
+	alx_b64_encode(fps, fp, ALX_FP_LEN);
+	if (out_json()) {
+		out_obj_begin(&jw);
+		alx_jw_kstr(&jw, "event", remove ? "unapproved" : "approved");
+		alx_jw_kstr(&jw, "fp", fps);
+		alx_jw_kstr(&jw, "name", name);
+		alx_jw_kint(&jw, "version", ver);
+		r = out_obj_end(&jw);
+	} else {
+		printf("%s runner %s (key %s); manifest version %lld\n",
+		    remove ? "un-approved" : "approved", name, fps,
+		    (long long)ver);
+		r = EXIT_OK;
+	}
+out:
+	free(cause);
+	csess_close(&cs);
+	return r;
+}
+
+const struct cmd_entry cmd_session_approve_entry = {
+	"session approve", "NAME|FP", 1, 1, cmd_session_approve_opts,
+	CMD_INVITE | CMD_PARTICIPANT, cmd_session_approve_exec,
+	"approve exactly one runner key (or --remove it) (owner only)"
+};

@@ -1,0 +1,405 @@
+/*
+ * cmd-session-create.c: "airlox session create": make a session's keys and
+ * manifest, store the manifest on the relay, print one invite link per
+ * role and the limits the session has.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "airlox.h"
+#include "client.h"
+
+/* Defaults, and the host-runner profile (flags given override both). */
+#define SC_TTL			(24 * 3600)
+#define SC_ITEM_MAX		(25 * 1024 * 1024)
+#define SC_SESSION_MAX		(512LL * 1024 * 1024)
+#define SC_TIMEOUT		600
+#define SC_MEMORY		1024
+#define HR_TIMEOUT		1800
+#define HR_MEMORY		4096
+#define HR_ITEM_MAX		ALX_ITEM_MAX_SIZE
+#define HR_SESSION_MAX		(1024LL * 1024 * 1024)
+
+static const char *sc_type_names[] = {
+	"text", "markdown", "python", "zip", "image", "binary", NULL
+};
+
+static const struct cmd_opt cmd_session_create_opts[] = {
+	{ "mode", "chat|execute", 0, "chat: messages and files; execute: "
+	    "also jobs for runners (default: chat)" },
+	{ "ttl", "DURATION", 0, "lifetime like 90m, 24h, 7d, or never "
+	    "(default: 24h; host-runner: never)" },
+	{ "types", "LIST", 0, "file types allowed, of text,markdown,python,"
+	    "zip,image,binary (default: all)" },
+	{ "kinds", "LIST", 0, "job kinds allowed, of shell,python (default: "
+	    "both)" },
+	{ "package", "SPEC", OPT_MULTI, "a Python package jobs may use, like "
+	    "'numpy>=1.26,<3' (default: none)" },
+	{ "timeout", "SECONDS", 0, "longest job (default: 600; host-runner: "
+	    "1800)" },
+	{ "memory", "MB", 0, "job memory (default: 1024; host-runner: 4096)" },
+	{ "network", NULL, 0, "jobs may use the network (default: no "
+	    "network)" },
+	{ "item-max", "SIZE", 0, "largest item, like 25M (default: 25M; "
+	    "host-runner: 100M, the most the protocol allows)" },
+	{ "session-max", "SIZE", 0, "most bytes in the session (default: "
+	    "512M; host-runner: 1G)" },
+	{ "profile", "host-runner", 0, "a set of defaults for a machine's "
+	    "session: execute mode, no expiry, 30-minute jobs, 4096 MB, "
+	    "largest items, runner approval (default: none)" },
+	{ NULL, NULL, 0, NULL }
+};
+
+/* Split a comma list into strdup'd strings. */
+static int
+sc_split(const char *s, char ***out, size_t *n)
+{
+	char	*copy, *p, *tok, **v = NULL, **nv;
+
+	*out = NULL;
+	*n = 0;
+	if ((copy = strdup(s)) == NULL)
+		return ALX_ERR_NOMEM;
+	for (p = copy; (tok = strsep(&p, ",")) != NULL;) {
+		if (*tok == '\0')
+			continue;
+		if ((nv = reallocarray(v, *n + 1, sizeof(*v))) == NULL ||
+		    (nv[*n] = strdup(tok)) == NULL) {
+			free(nv != NULL ? nv : v);
+			free(copy);
+			return ALX_ERR_NOMEM;
+		}
+		v = nv;
+		(*n)++;
+	}
+	free(copy);
+	*out = v;
+	return 0;
+}
+
+static int
+sc_private(struct client_ctx *ctx, int execute, int hr, struct alx_private *p)
+{
+	const struct cmd_args	*a = &ctx->args;
+	const char		*v;
+	char			**kinds = NULL;
+	size_t			 i, j, nk = 0;
+	unsigned		 k;
+
+	memset(p, 0, sizeof(*p));
+	if ((v = args_get(a, "types")) != NULL) {
+		if (sc_split(v, &p->types, &p->ntypes) != 0)
+			return EXIT_FAIL;
+		for (i = 0; i < p->ntypes; i++) {
+			for (j = 0; sc_type_names[j] != NULL; j++)
+				if (strcmp(sc_type_names[j], p->types[i]) == 0)
+					break;
+			if (sc_type_names[j] == NULL)
+				return out_usage("--types: unknown type %s",
+				    p->types[i]);
+		}
+	}
+	if (!execute)
+		return 0;
+	p->has_limits = 1;
+	p->limits.kinds = ALX_JOBKIND_SHELL | ALX_JOBKIND_PYTHON;
+	if ((v = args_get(a, "kinds")) != NULL) {
+		p->limits.kinds = 0;
+		if (sc_split(v, &kinds, &nk) != 0)
+			return EXIT_FAIL;
+		for (i = 0; i < nk; i++) {
+			if (alx_job_kind_parse(kinds[i], &k) != 0) {
+				free(kinds[i]);
+				return out_usage("--kinds: shell or python");
+			}
+			p->limits.kinds |= k;
+			free(kinds[i]);
+		}
+		free(kinds);
+		if (p->limits.kinds == 0)
+			return out_usage("--kinds: shell or python");
+	}
+	if (args_int(a, "timeout", hr ? HR_TIMEOUT : SC_TIMEOUT, 1,
+	    ALX_JOB_TIMEOUT_MAX, &p->limits.timeout_s) != 0 ||
+	    args_int(a, "memory", hr ? HR_MEMORY : SC_MEMORY, 1,
+	    ALX_JOB_MEMORY_MAX, &p->limits.memory_mb) != 0)
+		return EXIT_USAGE;
+	p->limits.net_mode = args_has(a, "network") ? ALX_NET_FULL :
+	    ALX_NET_NONE;
+	p->limits.return_out = 1;
+	for (i = 0; (v = args_nth(a, "package", i)) != NULL; i++) {
+		char **np = reallocarray(p->limits.packages, i + 1,
+		    sizeof(char *));
+		if (np == NULL)
+			return EXIT_FAIL;
+		p->limits.packages = np;
+		if ((np[i] = strdup(v)) == NULL)
+			return EXIT_FAIL;
+		p->limits.npackages = i + 1;
+	}
+	return 0;
+}
+
+static int
+sc_params(struct client_ctx *ctx, struct alx_session_params *sp, int *hr)
+{
+	const struct cmd_args	*a = &ctx->args;
+	const char		*v;
+	int64_t			 ttl;
+
+	memset(sp, 0, sizeof(*sp));
+	*hr = 0;
+	if ((v = args_get(a, "profile")) != NULL) {
+		if (strcmp(v, "host-runner") != 0)
+			return out_usage("--profile: host-runner");
+		*hr = 1;
+	}
+	sp->mode = *hr ? ALX_MODE_EXECUTE : ALX_MODE_CHAT;
+	if ((v = args_get(a, "mode")) != NULL) {
+		if (strcmp(v, "chat") == 0)
+			sp->mode = ALX_MODE_CHAT;
+		else if (strcmp(v, "execute") == 0)
+			sp->mode = ALX_MODE_EXECUTE;
+		else
+			return out_usage("--mode: chat or execute");
+	}
+	if (args_duration(a, "ttl", *hr ? 0 : SC_TTL, &ttl) != 0)
+		return EXIT_USAGE;
+	sp->now = (int64_t)time(NULL);
+	sp->expires = ttl > 0 ? sp->now + ttl : 0;
+	sp->item_max = *hr ? HR_ITEM_MAX : SC_ITEM_MAX;
+	sp->session_max = *hr ? HR_SESSION_MAX : SC_SESSION_MAX;
+	if ((v = args_get(a, "item-max")) != NULL &&
+	    (client_parse_size(v, &sp->item_max) != 0 || sp->item_max < 1 ||
+	    sp->item_max > ALX_ITEM_MAX_SIZE))
+		return out_usage("--item-max: a size up to 100M");
+	if ((v = args_get(a, "session-max")) != NULL &&
+	    (client_parse_size(v, &sp->session_max) != 0 ||
+	    sp->session_max < sp->item_max))
+		return out_usage("--session-max: a size at least --item-max");
+	sp->approve = sp->mode == ALX_MODE_EXECUTE;
+	return 0;
+}
+
+static void
+sc_print_limits_json(struct alx_jw *jw, const struct alx_manifest *m,
+    const struct alx_private *p)
+{
+	unsigned	k;
+	size_t		i;
+
+	alx_jw_key(jw, "limits");
+	alx_jw_obj_begin(jw);
+	alx_jw_kint(jw, "expires", m->expires);
+	alx_jw_kint(jw, "item_max", m->item_max);
+	alx_jw_kint(jw, "session_max", m->session_max);
+	alx_jw_key(jw, "types");
+	alx_jw_arr_begin(jw);
+	for (i = 0; i < p->ntypes; i++)
+		alx_jw_str(jw, p->types[i]);
+	alx_jw_arr_end(jw);
+	if (p->has_limits) {
+		alx_jw_kbool(jw, "runner_approval", m->approve);
+		alx_jw_key(jw, "jobs");
+		alx_jw_obj_begin(jw);
+		alx_jw_key(jw, "kinds");
+		alx_jw_arr_begin(jw);
+		for (k = ALX_JOBKIND_SHELL; k <= ALX_JOBKIND_PYTHON; k <<= 1)
+			if (p->limits.kinds & k)
+				alx_jw_str(jw, alx_job_kind_name(k));
+		alx_jw_arr_end(jw);
+		alx_jw_kint(jw, "timeout_s", p->limits.timeout_s);
+		alx_jw_kint(jw, "memory_mb", p->limits.memory_mb);
+		alx_jw_kstr(jw, "network", p->limits.net_mode == ALX_NET_FULL ?
+		    "full" : "none");
+		alx_jw_key(jw, "packages");
+		alx_jw_arr_begin(jw);
+		for (i = 0; i < p->limits.npackages; i++)
+			alx_jw_str(jw, p->limits.packages[i]);
+		alx_jw_arr_end(jw);
+		alx_jw_obj_end(jw);
+	}
+	alx_jw_obj_end(jw);
+}
+
+static void
+sc_print_limits_text(const struct alx_manifest *m, const struct alx_private *p)
+{
+	char	when[32];
+	size_t	i;
+
+	out_time(when, sizeof(when), m->expires);
+	printf("\nLimits:\n  expires       %s\n  largest item  %lld bytes\n"
+	    "  session total %lld bytes\n", when, (long long)m->item_max,
+	    (long long)m->session_max);
+	printf("  file types    ");
+	for (i = 0; i < p->ntypes; i++)
+		printf("%s%s", i ? "," : "", p->types[i]);
+	printf("%s\n", p->ntypes == 0 ? "all" : "");
+	if (!p->has_limits)
+		return;
+	printf("  job kinds     %s%s%s\n  job timeout   %lld s\n"
+	    "  job memory    %lld MB\n  job network   %s\n"
+	    "  runner approval %s\n",
+	    (p->limits.kinds & ALX_JOBKIND_SHELL) ? "shell" : "",
+	    p->limits.kinds == (ALX_JOBKIND_SHELL | ALX_JOBKIND_PYTHON) ?
+	    "," : "", (p->limits.kinds & ALX_JOBKIND_PYTHON) ? "python" : "",
+	    (long long)p->limits.timeout_s, (long long)p->limits.memory_mb,
+	    p->limits.net_mode == ALX_NET_FULL ? "full" : "none",
+	    m->approve ? "on" : "off");
+	for (i = 0; i < p->limits.npackages; i++)
+		printf("  package       %s\n", p->limits.packages[i]);
+}
+
+static int
+sc_print(struct client_ctx *ctx, struct alx_invite *inv,
+    const struct alx_session_secrets *sec, const struct alx_manifest *m,
+    const struct alx_private *p, int64_t relay_expires)
+{
+	struct alx_jw	 jw;
+	char		*link, sid[ALX_FP_STRLEN + 1];
+	int		 role, r;
+
+	alx_b64_encode(sid, m->sid, ALX_SID_LEN);
+	if (ctx->json) {
+		out_obj_begin(&jw);
+		alx_jw_kstr(&jw, "sid", sid);
+		alx_jw_kstr(&jw, "mode", alx_mode_name(m->mode));
+		alx_jw_kint(&jw, "created", m->created);
+		alx_jw_key(&jw, "invites");
+		alx_jw_obj_begin(&jw);
+	} else
+		printf("Session %s (%s) created.\n\nInvite links (secret: "
+		    "anyone holding one joins with its role):\n", sid,
+		    alx_mode_name(m->mode));
+	for (role = 0; role < ALX_ROLE_COUNT; role++) {
+		if (role != ALX_ROLE_OWNER && !m->roles[role].present)
+			continue;
+		inv->role = role;
+		memcpy(inv->seed, sec->seed[role], ALX_SEED_LEN);
+		if ((r = alx_invite_format(inv, &link)) != 0)
+			return out_fail(r, "cannot format an invite");
+		if (cache_invite_store(m->sid, role, link) != 0)
+			out_warn("cannot keep the %s invite in the cache "
+			    "directory (airlox session code needs it)",
+			    alx_role_name(role));
+		if (ctx->json)
+			alx_jw_kstr(&jw, alx_role_name(role), link);
+		else
+			printf("  %-9s %s\n", alx_role_name(role), link);
+		alx_wipe(link, strlen(link));
+		free(link);
+	}
+	alx_invite_wipe(inv);
+	if (ctx->json) {
+		alx_jw_obj_end(&jw);
+		sc_print_limits_json(&jw, m, p);
+		if (relay_expires >= 0)
+			alx_jw_kint(&jw, "relay_expires", relay_expires);
+		r = out_obj_end(&jw);
+		alx_wipe(&jw, sizeof(jw));
+		return r == 0 ? EXIT_OK : EXIT_FAIL;
+	}
+	sc_print_limits_text(m, p);
+	if (relay_expires >= 0 && relay_expires != m->expires) {
+		char	when[32];
+
+		out_time(when, sizeof(when), relay_expires);
+		printf("  the relay keeps the session until %s\n", when);
+	} else if (relay_expires < 0 && m->expires == 0)
+		printf("  (a relay that does not allow sessions without expiry "
+		    "applies its own lifetime)\n");
+	return EXIT_OK;
+}
+
+static int
+sc_post(struct client_ctx *ctx, struct alx_invite *inv,
+    const struct alx_manifest *m, int64_t *relay_expires)
+{
+	struct http_conn	 hc;
+	struct http_resp	 resp;
+	char			*cause = NULL, link[512];
+	char			 sid[ALX_FP_STRLEN + 1], tokhdr[600];
+	const char		*tok;
+	struct alx_json		*j = NULL;
+	int			 r;
+
+	if ((r = http_open(&hc, ctx->relay, ctx, &cause)) != 0) {
+		r = out_fail(r, "--relay %s: %s", ctx->relay, cause ? cause :
+		    "unusable");
+		free(cause);
+		return r;
+	}
+	/* The invites name the relay as this client reaches it. */
+	alx_b64_encode(sid, m->sid, ALX_SID_LEN);
+	snprintf(link, sizeof(link), "%s/s/%s#1.owner.%s", hc.base, sid,
+	    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+	if (alx_invite_parse(inv, link) != 0) {
+		http_close(&hc);
+		return out_fail(ALX_ERR_INVALID, "the relay URL %s cannot be "
+		    "used in invite links", hc.base);
+	}
+	if ((tok = getenv("AIRLOX_CREATE_TOKEN")) != NULL) {
+		snprintf(tokhdr, sizeof(tokhdr), "Airlox-Create-Token: %s",
+		    tok);
+		hc.extra_header = tokhdr;
+	}
+	r = http_request(&hc, "POST", "/v1/sessions", m->obj.raw,
+	    m->obj.raw_len, NULL, 0, 4096, &resp);
+	/* The relay may set a lifetime of its own (when asked for none). */
+	*relay_expires = -1;
+	if (r == 0 && resp.body.len > 0 && alx_json_parse(&j, (const char *)
+	    resp.body.data, resp.body.len, NULL) == 0 &&
+	    alx_json_get_int(j, 0, "expires", relay_expires, 0,
+	    ALX_JSON_INT_MAX) != 0)
+		*relay_expires = -1;
+	alx_json_free(j);
+	if (r != 0)
+		r = out_fail(r, "the relay refused the session%s%s",
+		    resp.message ? ": " : "", resp.message ? resp.message : "");
+	http_resp_free(&resp);
+	http_close(&hc);
+	return r;
+}
+
+static int
+cmd_session_create_exec(struct client_ctx *ctx)
+{
+	struct alx_session_params	 sp;
+	struct alx_session_secrets	 sec;
+	struct alx_manifest		 m;
+	struct alx_private		 priv;
+	struct alx_invite		 inv;
+	int64_t				 relay_expires = -1;
+	int				 hr, r;
+
+	if ((r = sc_params(ctx, &sp, &hr)) != 0)
+		return r;
+	if ((r = sc_private(ctx, sp.mode == ALX_MODE_EXECUTE, hr, &priv)) != 0) {
+		alx_private_free(&priv);
+		return r;
+	}
+	if ((r = alx_session_create(&m, &sec, &sp, &priv)) != 0) {
+		alx_private_free(&priv);
+		return out_fail(r, "cannot create the session's keys and "
+		    "manifest");
+	}
+	if ((r = sc_post(ctx, &inv, &m, &relay_expires)) == 0)
+		r = sc_print(ctx, &inv, &sec, &m, &priv, relay_expires);
+	alx_invite_wipe(&inv);
+	alx_session_secrets_wipe(&sec);
+	alx_manifest_free(&m);
+	alx_private_free(&priv);
+	return r;
+}
+
+const struct cmd_entry cmd_session_create_entry = {
+	"session create", "", 0, 0, cmd_session_create_opts, CMD_RELAY,
+	cmd_session_create_exec,
+	"create a session on the relay; print an invite link per role and "
+	"the session's limits"
+};

@@ -1,0 +1,185 @@
+# lib.sh: shared by the client's integration tests (sourced, POSIX sh).
+#
+# Each test gets a private directory ($T), starts the real airlox-relayd on
+# 127.0.0.1 port 0 (--port-file), waits for it by polling /v1/health (never
+# a fixed sleep), and a trap kills what it started. Participants are the
+# real airlox binary, each with its own cache directory ($T/c-NAME). TAP:
+# ok/is/like print lines, done_testing prints the plan.
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+RELAYD=${RELAYD:-$top_builddir/relayd/airlox-relayd}
+AIRLOX=${AIRLOX:-$top_builddir/client/airlox}
+case $RELAYD in /*) ;; *) RELAYD=$(pwd)/$RELAYD ;; esac
+case $AIRLOX in /*) ;; *) AIRLOX=$(pwd)/$AIRLOX ;; esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/client-test.XXXXXX") || exit 99
+tap_n=0
+tap_failed=0
+RELAY_PID=
+EXTRA_PIDS=
+unset AIRLOX_INVITE AIRLOX_RELAY AIRLOX_NAME AIRLOX_DESCRIPTION AIRLOX_CA_FILE
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+
+cleanup() {
+	for p in $EXTRA_PIDS $RELAY_PID; do
+		kill -9 "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+need() {
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip_all "needs $c"
+	done
+}
+
+ok() {	# ok STATUS DESCRIPTION
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+is() {	# is GOT WANT DESCRIPTION
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   got '$1', want '$2'"
+	fi
+}
+
+like() {	# like TEXT PATTERN(grep -E) DESCRIPTION
+	if printf '%s\n' "$1" | grep -Eq -- "$2"; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   '$1' does not match /$2/"
+	fi
+}
+
+skip() {	# skip DESCRIPTION REASON
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+diag() {
+	echo "# $*"
+}
+
+done_testing() {
+	echo "1..$tap_n"
+	if [ "$tap_failed" -ne 0 ]; then
+		echo "# $tap_failed of $tap_n failed; relay log follows"
+		[ -f "$T/relay.log" ] && sed 's/^/#   /' "$T/relay.log" | tail -30
+		exit 1
+	fi
+	exit 0
+}
+
+# wait_for CMD...: retry for up to 15 s (100 ms apart) until CMD succeeds.
+wait_for() {
+	i=0
+	while [ $i -lt 150 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		i=$((i + 1))
+		sleep 0.1
+	done
+	return 1
+}
+
+health() {
+	python3 -c 'import sys, urllib.request
+urllib.request.urlopen(sys.argv[1] + "/v1/health", timeout=2).read()' "$URL"
+}
+
+# start_relay [ARGS...]: plain HTTP on 127.0.0.1:0; sets RELAY_PID, URL.
+start_relay() {
+	rm -f "$T/port"
+	"$RELAYD" --listen 127.0.0.1:0 --port-file "$T/port" --plain-http \
+	    --data "$T/data" --rate-limit 100000 "$@" >>"$T/relay.log" 2>&1 &
+	RELAY_PID=$!
+	if ! wait_for test -s "$T/port"; then
+		diag "relay did not write its port file"
+		return 1
+	fi
+	URL=http://$(head -n 1 "$T/port")
+	export AIRLOX_RELAY="$URL"
+	wait_for health
+}
+
+# $AX NAME [ARGS...]: airlox as participant NAME (its own cache directory)
+# with the invite in AIRLOX_INVITE; exec'd, so $! of "$AX ... &" is airlox.
+AX=$T/ax
+cat >"$AX" <<AXEOF
+#!/bin/sh
+n=\$1
+shift
+XDG_CACHE_HOME="$T/c-\$n" AIRLOX_NAME="\$n" exec "$AIRLOX" "\$@"
+AXEOF
+chmod +x "$AX"
+# ax NAME [ARGS...]: the same with the invite in $INV.
+ax() {
+	AIRLOX_INVITE="$INV" "$AX" "$@"
+}
+
+# json_get FILE EXPR: evaluate a Python expression on j (the JSON object in
+# FILE; with several lines, the last one).
+json_get() {
+	python3 -c 'import json, sys
+lines = [l for l in open(sys.argv[1]) if l.strip()]
+j = json.loads(lines[-1])
+print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# json_lines FILE: 0 when every line of FILE is one JSON object.
+json_lines() {
+	python3 -c 'import json, sys
+n = 0
+for l in open(sys.argv[1]):
+    if l.strip():
+        assert isinstance(json.loads(l), dict)
+        n += 1
+assert n > 0' "$1" 2>/dev/null
+}
+
+# endpoint METHOD PATH: 0 when the relay routes it (anything but 404 with
+# a method or route error); used to skip tests of missing endpoints.
+has_endpoint() {
+	python3 - "$URL" "$1" "$2" <<'PY'
+import sys, urllib.request, urllib.error
+url, m, p = sys.argv[1:]
+req = urllib.request.Request(url + p, method=m, data=b"{}" if m != "GET" else None)
+try:
+    urllib.request.urlopen(req, timeout=5)
+except urllib.error.HTTPError as e:
+    body = e.read().decode(errors="replace")
+    if (e.code == 404 and "no such endpoint" in body) or e.code == 405:
+        sys.exit(1)
+sys.exit(0)
+PY
+}
+
+# create_session NAME [ARGS]: session create as NAME; sets OWNER, SENDER,
+# OBSERVER (and RUNNER) invites; the JSON is in $T/create.json.
+create_session() {
+	n=$1
+	shift
+	XDG_CACHE_HOME="$T/c-$n" "$AIRLOX" session create --json "$@" \
+	    >"$T/create.json" || return 1
+	OWNER=$(json_get "$T/create.json" 'j["invites"]["owner"]')
+	SENDER=$(json_get "$T/create.json" 'j["invites"]["sender"]')
+	OBSERVER=$(json_get "$T/create.json" 'j["invites"]["observer"]')
+	RUNNER=$(json_get "$T/create.json" 'j["invites"].get("runner", "")')
+}

@@ -1,0 +1,133 @@
+#!/bin/sh
+# runner-e2e.sh: the real relay, the real runner with its real sandbox, and
+# the real client: a runner joins, waits for approval, runs jobs, and its
+# signed results come back verified: exit code, stdout, stderr, files out,
+# duration, peak memory, path redaction; refusals; a busy runner; a
+# timeout; a relay restart mid-job delivers the result once.
+. "${top_srcdir:-.}/tests/client/lib.sh"
+need python3
+RUNNERD=${RUNNERD:-$top_builddir/runnerd/airlox-runnerd}
+case $RUNNERD in /*) ;; *) RUNNERD=$(pwd)/$RUNNERD ;; esac
+[ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
+[ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"
+
+# A free port kept across a relay restart (the invite names it).
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+start_fixed_relay() {
+	rm -f "$T/port"
+	"$RELAYD" --listen 127.0.0.1:$PORT --port-file "$T/port" --plain-http \
+	    --data "$T/data" --rate-limit 100000 >>"$T/relay.log" 2>&1 &
+	RELAY_PID=$!
+	wait_for test -s "$T/port" || return 1
+	URL=http://127.0.0.1:$PORT
+	export AIRLOX_RELAY="$URL"
+	wait_for health
+}
+start_fixed_relay || skip_all "the relay did not start"
+has_endpoint POST /v1/sessions/x/jobs/y/claim || \
+    skip_all "relay lacks POST /v1/sessions/{sid}/jobs/{id}/claim"
+
+create_session alice --mode execute --kinds shell,python --timeout 6 \
+    --memory 256
+ok $? "an execute session"
+
+start_runner() {
+	AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name box --labels cpu \
+	    --state-dir "$T/rstate" --work-root "$T/rwork" "$@" \
+	    >>"$T/runner.log" 2>&1 &
+	RUNNER_PID=$!
+	EXTRA_PIDS="$EXTRA_PIDS $RUNNER_PID"
+}
+runner_joined() {
+	INV=$OWNER ax alice --json session show >"$T/show.json" 2>/dev/null &&
+	    python3 -c 'import json,sys
+j = json.loads([l for l in open(sys.argv[1]) if l.strip()][-1])
+sys.exit(0 if any(p.get("name") == "box" for p in j["participants"]) else 1)' "$T/show.json"
+}
+mkdir -p "$T/rwork"
+start_runner
+wait_for runner_joined
+ok $? "the runner joined the session"
+
+# Not approved yet: a sender cannot address it (no wrap can be made).
+INV=$SENDER ax bob run --on box -- true >"$T/un.out" 2>&1
+ok $([ $? -ne 0 ] && echo 0 || echo 1) "an unapproved runner gets no job"
+
+INV=$OWNER ax alice session approve box --label cpu >/dev/null
+ok $? "the owner approves exactly the runner's key"
+
+INV=$SENDER ax bob run --on box -- \
+    'echo hello; echo oops >&2; pwd; echo "$AIRLOX_OUT"; exit 3' \
+    >"$T/r1.out" 2>"$T/r1.err"
+is $? 3 "airlox run exits with the job's exit code"
+like "$(cat "$T/r1.out")" '^hello$' "stdout streamed back"
+like "$(cat "$T/r1.err")" 'oops' "stderr streamed back"
+like "$(cat "$T/r1.out")" '^\$WORK$' "the work folder is redacted to \$WORK"
+like "$(cat "$T/r1.out")" '^\$AIRLOX_OUT$' "the out folder is redacted"
+like "$(cat "$T/r1.err")" 'completed · exit 3 .* signed by runner box' \
+    "the footer after the signature checks"
+
+INV=$SENDER ax bob --json run --on box -- \
+    'echo one > "$AIRLOX_OUT/a.txt"; echo two > "$AIRLOX_OUT/b.txt"; head -c 3000000 /dev/zero | cat > /dev/null' \
+    >"$T/r2.json"
+ok $? "a job with files out"
+json_lines "$T/r2.json"
+ok $? "run --json parses"
+is "$(json_get "$T/r2.json" 'j["status"]')" completed "status completed"
+is "$(json_get "$T/r2.json" 'sorted(j["files"])')" "['a.txt', 'b.txt']" \
+    "the files from \$AIRLOX_OUT are listed"
+is "$(json_get "$T/r2.json" 'j["peak_memory"] > 0')" True "peak memory reported"
+is "$(json_get "$T/r2.json" 'j["duration_ms"] >= 0')" True "duration reported"
+is "$(json_get "$T/r2.json" 'j["env"]["sandbox"]')" local "env names the sandbox"
+is "$(json_get "$T/r2.json" 'j["verified"]')" True "verified by the client"
+
+printf 'import sys\nprint("py", sys.version_info[0])\n' >"$T/job.py"
+INV=$SENDER ax bob run --on pool/cpu "$T/job.py" >"$T/r3.out" 2>&1
+ok $? "a Python job on a label"
+like "$(cat "$T/r3.out")" '^py 3$' "python3 ran the file"
+
+INV=$OBSERVER ax carol run --on box -- true >"$T/obs.out" 2>&1
+ok $([ $? -ne 0 ] && echo 0 || echo 1) "an observer cannot run jobs"
+
+INV=$SENDER ax bob --json run --on box -- 'sleep 30' >"$T/to.json"
+is $? 124 "a job over the session's timeout exits 124"
+is "$(json_get "$T/to.json" 'j["status"]')" timeout "status timeout"
+
+# Busy: one slot taken, a second job by name is refused.
+INV=$SENDER ax bob --json run --on box -- 'sleep 4' >"$T/long.json" &
+LONG=$!
+sleep 1
+INV=$SENDER ax bob --json run --on box -- true >"$T/busy.json" 2>"$T/busy.err"
+st=$?
+like "$st $(cat "$T/busy.json" "$T/busy.err")" 'runner_busy' \
+    "a second job by name while the slot is taken: runner_busy"
+wait $LONG
+
+# The relay is killed during a job and restarted: the result arrives once.
+INV=$SENDER ax bob --json run --on box --no-wait -- 'sleep 2; echo late' \
+    >"$T/nw.json"
+JOB=$(json_get "$T/nw.json" 'j["job"]')
+sleep 1
+kill -9 "$RELAY_PID"
+wait "$RELAY_PID" 2>/dev/null
+start_fixed_relay
+ok $? "the relay restarted on its port"
+INV=$SENDER ax bob --json result --wait 30s -- "$JOB" >"$T/late.json" 2>&1
+ok $? "the result arrives after the restart"
+like "$(json_get "$T/late.json" 'j["stdout"]')" 'late' "with its output"
+n=$(INV=$OWNER ax alice --json watch --all --timeout 2 2>/dev/null | \
+    python3 -c 'import json,sys
+print(sum(1 for l in sys.stdin if l.strip() and json.loads(l).get("kind") == "result" and json.loads(l).get("reply_to") == sys.argv[1]))' "$JOB")
+is "$n" 1 "exactly one result for the job"
+
+kill -TERM "$RUNNER_PID"
+wait "$RUNNER_PID"
+is $? 0 "SIGTERM: the runner exits 0"
+grep -q '"outcome":"refused"\|"outcome":"accepted"' "$T/rstate/audit.log"
+ok $? "the audit log records decisions"
+if grep -q 'hello\|oops' "$T/rstate/audit.log"; then
+	ok 1 "the audit log holds no job content"
+else
+	ok 0 "the audit log holds no job content"
+fi
+done_testing
