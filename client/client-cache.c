@@ -100,7 +100,7 @@ cache_write_file(const char *path, const void *data, size_t len)
 	return cache_write(path, data, len, 1);
 }
 
-static int
+int
 cache_read_file(const char *path, struct alx_buf *b)
 {
 	char	tmp[4096];

@@ -293,8 +293,22 @@ out:
 	return r;
 }
 
+/* "CODE", then the command for the other machine with the code in it. */
+static void
+code_print_how(const char *code, const char *how)
+{
+	const char	*p = strstr(how, "%s");
+
+	if (p == NULL)
+		out_text("%s\n\nOn the other machine: %s\n", code, how);
+	else
+		out_text("%s\n\nOn the other machine: %.*s%s%s\n", code,
+		    (int)(p - how), how, code, p + 2);
+}
+
 int
-code_create(struct csession *cs, int role, const char *invite, int64_t ttl)
+code_create(struct csession *cs, int role, const char *invite, int64_t ttl,
+    const char *how)
 {
 	struct http_resp	 resp;
 	struct alx_json		*j = NULL;
@@ -322,8 +336,8 @@ code_create(struct csession *cs, int role, const char *invite, int64_t ttl)
 	if (expires > 0 && (time_t)expires < deadline)
 		deadline = (time_t)expires;
 	code_event("code", code, (int64_t)deadline, 0);
-	out_text("%s\n\nOn the other machine: airlox receive %s\n"
-	    "(one use, expires in %lld minutes; waiting...)\n", code, code,
+	code_print_how(code, how != NULL ? how : "airlox receive %s");
+	out_text("(one use, expires in %lld minutes; waiting...)\n",
 	    (long long)((deadline - time(NULL) + 59) / 60));
 	fflush(stdout);
 	for (;;) {

@@ -48,4 +48,21 @@ void	run_print_result(const struct job_outcome *, const char *idtxt);
 /* The exit status for a result: the job's, or a reserved code. */
 int	run_exit_code(const struct alx_resultmeta *);
 
+/* cmd-session-approve.c */
+int	session_approve(struct csession *, const struct alx_view_member *,
+	    const char *name, const char *const *labels, size_t nlabels,
+	    int remove, int64_t *ver);
+/* cmd-session-create.c */
+int	session_create_quiet(struct client_ctx *, char *invites[ALX_ROLE_COUNT]);
+
+/* client-machine.c */
+int	machine_dir(char *, size_t, const char *name);
+int	machine_write(const char *name, const char *file, const char *text);
+int	machine_read(const char *name, const char *file, char **text);
+int	machine_exists(const char *name);
+int	machine_list(char ***names, size_t *n);
+void	machine_list_free(char **, size_t);
+int	machine_remove(const char *name);
+void	machine_resolve_invite(struct client_ctx *);
+
 #endif /* CLIENT_JOB_H */

@@ -38,6 +38,14 @@ const struct exit_code exit_codes[] = {
 	    "transfer code expired" },
 	{ EXIT_CODE, "code_failed", "a transfer code was wrong or "
 	    "cancelled: bad_code, pake_failed, too_many_failures" },
+	{ 120, "run_refused", "the runner refused the job (the reason is in "
+	    "the result)" },
+	{ 121, "run_cancelled", "the job was cancelled" },
+	{ 122, "run_lost", "no result arrived in time, or the runner was "
+	    "interrupted" },
+	{ 123, "run_killed", "the job was killed for memory or workspace disk" },
+	{ 124, "run_timeout", "the job ran past its time limit" },
+	{ 125, "run_error", "the job ended without an exit code" },
 	{ EXIT_INTERRUPTED, "interrupted", "stopped by a signal (Ctrl-C)" },
 	{ -1, NULL, NULL }
 };

@@ -18,6 +18,7 @@
 #include "airlox.h"
 #include "util/log.h"
 #include "client.h"
+#include "client-job.h"
 
 /* The commands, in the order of `airlox --help` and airlox(1). */
 const struct cmd_entry *cmd_table[] = {
@@ -35,8 +36,16 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_watch_entry,
 	&cmd_listen_entry,
 	&cmd_delivery_entry,
+	&cmd_machine_add_entry,
+	&cmd_machine_ls_entry,
+	&cmd_machine_approve_entry,
+	&cmd_machine_invite_entry,
+	&cmd_machine_rm_entry,
 	&cmd_run_entry,
 	&cmd_result_entry,
+	&cmd_runner_join_entry,
+	&cmd_runner_serve_entry,
+	&cmd_runner_verify_entry,
 	&cmd_help_entry,
 	NULL
 };
@@ -377,6 +386,9 @@ client_check(struct client_ctx *ctx)
 	if (ctx->name != NULL && !alx_display_valid(ctx->name))
 		return out_usage("--name: 1 to 64 characters without control "
 		    "characters");
+	/* "run --on NAME": the sender invite of a machine kept here. */
+	if ((cmd->flags & CMD_INVITE) && ctx->invite == NULL)
+		machine_resolve_invite(ctx);
 	if ((cmd->flags & CMD_INVITE) && ctx->invite == NULL)
 		return out_fail(ALX_ERR_BAD_INVITE, "no invite: set "
 		    "AIRLOX_INVITE (or use --invite LINK)");

@@ -202,6 +202,7 @@ int	 cache_note(const struct cache_entry *);
 void	 cache_wipe(struct cache_entry *);
 int	 cache_mkdir(const char *);
 int	 cache_write_file(const char *, const void *, size_t);
+int	 cache_read_file(const char *, struct alx_buf *);
 int	 cache_invite_store(const uint8_t sid[ALX_SID_LEN], int role,
 	    const char *link);
 int	 cache_invite_load(const uint8_t sid[ALX_SID_LEN], int role,
@@ -343,8 +344,9 @@ int	 concern_from(struct csession *, const char *, struct concern_opts *,
 	    char **cause);
 
 /* client-code.c */
+/* how: the command to run on the other machine, %s for the code. */
 int	 code_create(struct csession *, int role, const char *invite,
-	    int64_t wait_s);
+	    int64_t wait_s, const char *how);
 int	 code_receive(struct client_ctx *, const char *code, char **invite);
 
 /* client-exec.c */
@@ -373,6 +375,14 @@ extern const struct cmd_entry	cmd_listen_entry;
 extern const struct cmd_entry	cmd_delivery_entry;
 extern const struct cmd_entry	cmd_session_approve_entry;
 extern const struct cmd_entry	cmd_run_entry;
+extern const struct cmd_entry	cmd_machine_add_entry;
+extern const struct cmd_entry	cmd_machine_ls_entry;
+extern const struct cmd_entry	cmd_machine_approve_entry;
+extern const struct cmd_entry	cmd_machine_invite_entry;
+extern const struct cmd_entry	cmd_machine_rm_entry;
+extern const struct cmd_entry	cmd_runner_join_entry;
+extern const struct cmd_entry	cmd_runner_serve_entry;
+extern const struct cmd_entry	cmd_runner_verify_entry;
 extern const struct cmd_entry	cmd_result_entry;
 extern const struct cmd_entry	cmd_help_entry;
 

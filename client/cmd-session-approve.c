@@ -12,6 +12,7 @@
 
 #include "airlox.h"
 #include "client.h"
+#include "client-job.h"
 
 static const struct cmd_opt cmd_session_approve_opts[] = {
 	{ "label", "LABEL", OPT_MULTI, "a label jobs may target the runner by "
@@ -22,8 +23,8 @@ static const struct cmd_opt cmd_session_approve_opts[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-static int
-approve_update(struct csession *cs, const struct alx_view_member *m,
+int
+session_approve(struct csession *cs, const struct alx_view_member *m,
     const char *name, const char *const *labels, size_t nlabels, int remove,
     int64_t *ver)
 {
@@ -107,7 +108,7 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 		    "give --as NAME", name);
 		goto out;
 	}
-	if ((r = approve_update(&cs, m, name, labels, nlabels, remove,
+	if ((r = session_approve(&cs, m, name, labels, nlabels, remove,
 	    &ver)) != 0) {
 		r = out_fail(r, "the relay did not take the new manifest");
 		goto out;

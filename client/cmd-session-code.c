@@ -59,7 +59,7 @@ cmd_session_code_exec(struct client_ctx *ctx)
 		r = EXIT_FAIL;
 		goto out;
 	}
-	r = code_create(&cs, role, link, ttl);
+	r = code_create(&cs, role, link, ttl, NULL);
 out:
 	if (link != NULL) {
 		alx_wipe(link, strlen(link));

@@ -12,6 +12,7 @@
 
 #include "airlox.h"
 #include "client.h"
+#include "client-job.h"
 
 /* Defaults, and the host-runner profile (flags given override both). */
 #define SC_TTL			(24 * 3600)
@@ -403,3 +404,56 @@ const struct cmd_entry cmd_session_create_entry = {
 	"create a session on the relay; print an invite link per role and "
 	"the session's limits"
 };
+
+/*
+ * Create a session as "session create" does, for "machine add": the
+ * host-runner profile, no output; invites[role] receives each role's link
+ * (NULL for roles the session lacks), kept in the cache as well.
+ */
+int
+session_create_quiet(struct client_ctx *ctx, char *invites[ALX_ROLE_COUNT])
+{
+	struct alx_session_params	 sp;
+	struct alx_session_secrets	 sec;
+	struct alx_manifest		 m;
+	struct alx_private		 priv;
+	struct alx_invite		 inv;
+	int64_t				 relay_expires = -1;
+	int				 hr, r, role;
+
+	memset(invites, 0, ALX_ROLE_COUNT * sizeof(*invites));
+	if ((r = sc_params(ctx, &sp, &hr)) != 0)
+		return r;
+	sp.mode = ALX_MODE_EXECUTE;
+	sp.expires = 0;
+	sp.item_max = HR_ITEM_MAX;
+	sp.session_max = HR_SESSION_MAX;
+	sp.approve = 1;
+	if ((r = sc_private(ctx, 1, 1, &priv)) != 0) {
+		alx_private_free(&priv);
+		return r;
+	}
+	if ((r = alx_session_create(&m, &sec, &sp, &priv)) != 0) {
+		alx_private_free(&priv);
+		return out_fail(r, "cannot create the session's keys and "
+		    "manifest");
+	}
+	if ((r = sc_post(ctx, &inv, &m, &relay_expires)) == 0) {
+		for (role = 0; role < ALX_ROLE_COUNT && r == 0; role++) {
+			if (role != ALX_ROLE_OWNER && !m.roles[role].present)
+				continue;
+			inv.role = role;
+			memcpy(inv.seed, sec.seed[role], ALX_SEED_LEN);
+			if ((r = alx_invite_format(&inv, &invites[role])) != 0)
+				r = out_fail(r, "cannot format an invite");
+			else
+				(void)cache_invite_store(m.sid, role,
+				    invites[role]);
+		}
+	}
+	alx_invite_wipe(&inv);
+	alx_session_secrets_wipe(&sec);
+	alx_manifest_free(&m);
+	alx_private_free(&priv);
+	return r;
+}

@@ -38,8 +38,8 @@ ok $? "relay starts (${SCHEME:-http})"
 
 sid=$("$CLI" create "$S" 3600)
 r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
-is "$r" "201 {\"sid\":\"$sid\",\"cursor\":1}" \
-    "create: 201 with the session id libairlox derived and cursor 1"
+like "$r" "^201 \\{\"sid\":\"$sid\",\"expires\":[1-9][0-9]*,\"cursor\":1\\}$" \
+    "create: 201 with the session id libairlox derived, its end of life and cursor 1"
 r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
 like "$r" '^409 \{"error":"exists"' "the same manifest again: 409 exists"
 r=$(http GET "/v1/sessions/$sid/manifest")
