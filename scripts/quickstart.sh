@@ -133,6 +133,7 @@ start_relay()
 
 	say "starting an ephemeral relay on 127.0.0.1"
 	"$relayd" --listen 127.0.0.1:0 --port-file "$work/relay.port" --plain-http --ephemeral \
+	    --allow-no-expiry \
 	    >"$work/relay.log" 2>&1 &
 	relay_pid=$!
 	pids+=("$relay_pid")
@@ -204,7 +205,10 @@ real_flow()
 	work=$(mktemp -d "${TMPDIR:-/tmp}/airlox-quickstart.XXXXXX") || die "mktemp failed"
 	# The client and the runner keep their state under the temporary home.
 	export HOME=$work/home XDG_CACHE_HOME=$work/home/.cache XDG_CONFIG_HOME=$work/home/.config
-	mkdir -p "$HOME"
+	# The runner's key, invite and job folders stay in the temporary
+	# directory too (as root its default would be /var/lib/airlox-runner).
+	export AIRLOX_STATE_DIR=$work/runner-state AIRLOX_WORK_ROOT=$work/runner-work
+	mkdir -p "$HOME" "$AIRLOX_WORK_ROOT"
 	export PATH=${client%/*}:${runnerd%/*}:${relayd%/*}:$PATH
 	start_relay
 	add_machine_and_join_runner
