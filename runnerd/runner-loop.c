@@ -384,8 +384,8 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 		rm.nfiles = 0;
 		alx_resultmeta_free(&rm);
 	}
-	runner_audit(&rn->audit, sl->job.id, sl->job.author, NULL, "job",
-	    sandbox_status_name(res.status), NULL);
+	runner_audit(&rn->audit, sl->job.id, sl->job.author, sl->author_name,
+	    "job", sandbox_status_name(res.status), NULL);
 	runner_out_free(&out);
 	free(env);
 	sandbox_result_free(&res);
@@ -464,6 +464,8 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	sl->job.output_cb = runner_output;
 	sl->job.output_arg = sl;
 	sl->item_max = m->item_max;
+	snprintf(sl->author_name, sizeof(sl->author_name), "%s",
+	    author->cert.name);
 	alx_buf_init(&sl->pout, PROGRESS_MAX + 1);
 	alx_buf_init(&sl->perr, PROGRESS_MAX + 1);
 	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK) {

@@ -20,6 +20,7 @@ struct runner_slot {
 	int64_t			 pseq;
 	int			 return_out;
 	int64_t			 item_max;
+	char			 author_name[ALX_DISPLAY_MAX + 1];
 };
 
 struct runner {

@@ -337,6 +337,9 @@ main(int argc, char **argv)
 	runner_audit_close(&rn.audit);
 	runner_seen_free(rn.seen);
 	free(rn.slots);
+	while (rn.me.nlabels > 0)
+		free(rn.me.labels[--rn.me.nlabels]);
+	free(rn.me.labels);
 	alx_wipe(invite, strlen(invite));
 	free(invite);
 	runner_cfg_free(&cfg);

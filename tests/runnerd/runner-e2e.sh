@@ -122,7 +122,9 @@ is "$n" 1 "exactly one result for the job"
 
 kill -TERM "$RUNNER_PID"
 wait "$RUNNER_PID"
-is $? 0 "SIGTERM: the runner exits 0"
+st=$?
+is $st 0 "SIGTERM: the runner exits 0"
+[ $st -eq 0 ] || sed 's/^/#   runner: /' "$T/runner.log" | tail -40
 grep -q '"outcome":"refused"\|"outcome":"accepted"' "$T/rstate/audit.log"
 ok $? "the audit log records decisions"
 if grep -q 'hello\|oops' "$T/rstate/audit.log"; then
