@@ -137,8 +137,17 @@ relay_participants(struct relay_req *r)
 	alx_jw_obj_begin(&jw);
 	alx_jw_key(&jw, "participants");
 	alx_jw_arr_begin(&jw);
-	for (m = s->members; m != NULL; m = m->next)
+	/* Each with its newest item, so a stateless client can go on. */
+	for (m = s->members; m != NULL; m = m->next) {
+		alx_jw_obj_begin(&jw);
+		alx_jw_key(&jw, "cert");
 		alx_jw_raw(&jw, m->cert.obj.raw, m->cert.obj.raw_len);
+		alx_jw_kint(&jw, "last_seq", m->last_seq);
+		if (m->last_seq > 0)
+			alx_jw_kb64(&jw, "last_hash", m->last_hash,
+			    sizeof(m->last_hash));
+		alx_jw_obj_end(&jw);
+	}
 	alx_jw_arr_end(&jw);
 	alx_jw_obj_end(&jw);
 	relay_http_jw(r->req, 200, &jw);

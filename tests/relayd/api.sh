@@ -75,7 +75,7 @@ like "$r" '^409 \{"error":"exists"' "joining twice: 409 exists"
 r=$(call dave POST "/v1/sessions/$sid/participants" "$S/bob.cert")
 like "$r" '^40[13] ' "a certificate joined with another key's signature: refused"
 r=$(call bob GET "/v1/sessions/$sid/participants" -)
-like "$r" '^200 \{"participants":\[\{"v":1,"t":"cert"' "participants list"
+like "$r" '^200 \{"participants":\[\{"cert":\{"v":1,"t":"cert".*"last_seq":0' "participants list: each certificate with its newest item"
 
 "$CLI" item "$S" bob text
 cp "$S/item.json" "$T/item1.json"
