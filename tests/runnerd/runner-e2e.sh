@@ -86,6 +86,27 @@ INV=$SENDER ax bob run --on pool/cpu "$T/job.py" >"$T/r3.out" 2>&1
 ok $? "a Python job on a label"
 like "$(cat "$T/r3.out")" '^py 3$' "python3 ran the file"
 
+# Jobs an honest client would not make: the runner refuses them itself,
+# with a signed result naming the reason.
+CRAFT=$top_builddir/tests/runnerd/craft-job
+craft() {
+	XDG_CACHE_HOME="$T/c-crafter" AIRLOX_INVITE="$SENDER" "$CRAFT" "$@"
+}
+refused() {	# refused KIND REASON
+	set -- "$1" "$2" "$(craft "$1" box)"
+	job=${3%% *}
+	INV=$SENDER ax bob --json result --wait 20s -- "$job" >"$T/craft.json" \
+	    2>&1
+	is "$(json_get "$T/craft.json" 'j.get("status"), j.get("reason")')" \
+	    "('refused', '$2')" "a crafted job ($1) is refused: $2"
+}
+refused expired expired
+refused limits not_allowed
+r=$(craft replay box)
+is "${r#* }" exists "a job id posted twice: the relay refuses the second"
+is "$(grep -c "job ${r%% *} .*accepted" "$T/runner.log")" 1 \
+    "and the runner ran it once"
+
 INV=$OBSERVER ax carol run --on box -- true >"$T/obs.out" 2>&1
 ok $([ $? -ne 0 ] && echo 0 || echo 1) "an observer cannot run jobs"
 
