@@ -47,15 +47,16 @@ git                     test      client --tree tests
 iproute2                test      integration tests (ss)
 util-linux              test      runnerd sandbox tests (unshare, setpriv)
 procps                  test      integration tests (pgrep, ps)
-docker.io               optional  runnerd docker sandbox tests
-debootstrap             optional  runnerd root file system images
+docker.io               test      relay image test (tests/packaging/docker.sh); runnerd docker sandbox tests
+debootstrap             test      relay image test base (cached); runnerd root file system images
 bubblewrap              optional  sandbox comparison tests
 nginx                   optional  relay behind a reverse proxy
 libnginx-mod-nchan      optional  SSE fan-out through nginx
 rsync                   optional  workspace sync comparison
 openssh-server          optional  SSH comparison benchmarks
 hyperfine               optional  benchmarks (bench/)
-systemd                 optional  systemd-analyze verify of the unit files
+systemd                 test      systemd-analyze verify of the unit files (tests/packaging)
+zsh                     test      zsh completion test (tests/packaging/completion.sh)
 '
 
 progname=install-deps

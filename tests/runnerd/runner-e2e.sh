@@ -50,13 +50,13 @@ wait_for runner_joined
 ok $? "the runner joined the session"
 
 # Not approved yet: a sender cannot address it (no wrap can be made).
-INV=$SENDER ax bob run --on box -- true >"$T/un.out" 2>&1
+INV=$SENDER ax bob run --timeout 30s --on box -- true >"$T/un.out" 2>&1
 ok $([ $? -ne 0 ] && echo 0 || echo 1) "an unapproved runner gets no job"
 
 INV=$OWNER ax alice session approve box --label cpu >/dev/null
 ok $? "the owner approves exactly the runner's key"
 
-INV=$SENDER ax bob run --on box -- \
+INV=$SENDER ax bob run --timeout 60s --on box -- \
     'echo hello; echo oops >&2; pwd; echo "$AIRLOX_OUT"; exit 3' \
     >"$T/r1.out" 2>"$T/r1.err"
 is $? 3 "airlox run exits with the job's exit code"
@@ -67,7 +67,7 @@ like "$(cat "$T/r1.out")" '^\$AIRLOX_OUT$' "the out folder is redacted"
 like "$(cat "$T/r1.err")" 'completed · exit 3 .* signed by runner box' \
     "the footer after the signature checks"
 
-INV=$SENDER ax bob --json run --on box -- \
+INV=$SENDER ax bob --json run --timeout 60s --on box -- \
     'echo one > "$AIRLOX_OUT/a.txt"; echo two > "$AIRLOX_OUT/b.txt"; head -c 3000000 /dev/zero | cat > /dev/null' \
     >"$T/r2.json"
 ok $? "a job with files out"
@@ -82,7 +82,7 @@ is "$(json_get "$T/r2.json" 'j["env"]["sandbox"]')" local "env names the sandbox
 is "$(json_get "$T/r2.json" 'j["verified"]')" True "verified by the client"
 
 printf 'import sys\nprint("py", sys.version_info[0])\n' >"$T/job.py"
-INV=$SENDER ax bob run --on pool/cpu "$T/job.py" >"$T/r3.out" 2>&1
+INV=$SENDER ax bob run --timeout 60s --on pool/cpu "$T/job.py" >"$T/r3.out" 2>&1
 ok $? "a Python job on a label"
 like "$(cat "$T/r3.out")" '^py 3$' "python3 ran the file"
 
@@ -107,18 +107,18 @@ is "${r#* }" exists "a job id posted twice: the relay refuses the second"
 is "$(grep -c "job ${r%% *} .*accepted" "$T/runner.log")" 1 \
     "and the runner ran it once"
 
-INV=$OBSERVER ax carol run --on box -- true >"$T/obs.out" 2>&1
+INV=$OBSERVER ax carol run --timeout 30s --on box -- true >"$T/obs.out" 2>&1
 ok $([ $? -ne 0 ] && echo 0 || echo 1) "an observer cannot run jobs"
 
-INV=$SENDER ax bob --json run --on box -- 'sleep 30' >"$T/to.json"
+INV=$SENDER ax bob --json run --timeout 60s --on box -- 'sleep 30' >"$T/to.json"
 is $? 124 "a job over the session's timeout exits 124"
 is "$(json_get "$T/to.json" 'j["status"]')" timeout "status timeout"
 
 # Busy: one slot taken, a second job by name is refused.
-INV=$SENDER ax bob --json run --on box -- 'sleep 4' >"$T/long.json" &
+INV=$SENDER ax bob --json run --timeout 60s --on box -- 'sleep 4' >"$T/long.json" &
 LONG=$!
 sleep 1
-INV=$SENDER ax bob --json run --on box -- true >"$T/busy.json" 2>"$T/busy.err"
+INV=$SENDER ax bob --json run --timeout 60s --on box -- true >"$T/busy.json" 2>"$T/busy.err"
 st=$?
 like "$st $(cat "$T/busy.json" "$T/busy.err")" 'runner_busy' \
     "a second job by name while the slot is taken: runner_busy"
