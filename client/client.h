@@ -383,6 +383,7 @@ extern const struct cmd_entry	cmd_machine_rm_entry;
 extern const struct cmd_entry	cmd_runner_join_entry;
 extern const struct cmd_entry	cmd_runner_serve_entry;
 extern const struct cmd_entry	cmd_runner_verify_entry;
+extern const struct cmd_entry	cmd_runner_install_entry;
 extern const struct cmd_entry	cmd_result_entry;
 extern const struct cmd_entry	cmd_help_entry;
 

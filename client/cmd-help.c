@@ -50,11 +50,15 @@ help_print_usage(FILE *f)
 {
 	const struct cmd_entry	*const *c;
 	const struct exit_code	*e;
+	int			 width = 0;
 
+	for (c = cmd_table; *c != NULL; c++)
+		if ((int)strlen((*c)->name) > width)
+			width = (int)strlen((*c)->name);
 	fprintf(f, "usage: airlox [--json] [--invite LINK] [--relay URL] "
 	    "COMMAND [ARGS]\n\nCommands:\n");
 	for (c = cmd_table; *c != NULL; c++)
-		fprintf(f, "  %-16s %s\n", (*c)->name, (*c)->help);
+		fprintf(f, "  %-*s  %s\n", width, (*c)->name, (*c)->help);
 	help_opts(f, "Options of every command", client_global_opts);
 	help_opts(f, "Options of commands that act as a participant",
 	    client_participant_opts);

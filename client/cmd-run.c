@@ -17,6 +17,7 @@
 #include "airlox.h"
 #include "client.h"
 #include "client-job.h"
+#include "client-tree.h"
 
 static const struct cmd_opt cmd_run_opts[] = {
 	{ "on", "NAME|pool/LABEL", 0, "the runner, or any runner with LABEL "
@@ -26,6 +27,15 @@ static const struct cmd_opt cmd_run_opts[] = {
 	    "this long (default 2h)" },
 	{ "wait-runner", "DURATION", 0, "how long the job may wait for a free "
 	    "runner before it expires (default 10m)" },
+	/* tree: the working tree options (client-tree.c) */
+	{ "tree", NULL, 0, "send the working tree to this sender's workspace "
+	    "on the runner (default: off)" },
+	{ "tree-exclude", "PATTERN", OPT_MULTI, "leave files matching PATTERN "
+	    "out of the tree (default: none)" },
+	{ "tree-allow", "PATTERN", OPT_MULTI, "send credential-like files "
+	    "matching PATTERN (default: none)" },
+	{ "fresh", NULL, 0, "start from an empty workspace; with --tree, send "
+	    "the full tree (default: off)" },
 	{ "no-wait", NULL, 0, "print the job id and exit; pick the result up "
 	    "with airlox result" },
 	{ NULL, NULL, 0, NULL }
@@ -127,6 +137,68 @@ run_meta(struct client_ctx *ctx, struct alx_jobmeta *jm, int *fd,
 	return jm->cmd != NULL ? 0 : ALX_ERR_NOMEM;
 }
 
+/* tree: the options of --tree, and what ctree_build needs to key its state. */
+struct run_tree {
+	int			 on;
+	struct ctree_opts	 o;
+	const char		*pat[2][64];
+	char			 sid[ALX_B64_ENCLEN(ALX_SID_LEN) + 1];
+	char			 target[ALX_NAME_MAX + 6];
+};
+
+/* tree: build the tree (again, after a tree_mismatch) as the payload. */
+static int
+run_tree(struct client_ctx *ctx, struct csession *cs,
+    const struct job_target *t, struct alx_jobmeta *jm, struct ctree *tr,
+    struct run_tree *rt, int *fd, int64_t *size)
+{
+	const char	*v;
+	char		*cause = NULL;
+	size_t		 i;
+	int		 r;
+
+	rt->on = args_has(&ctx->args, "tree");
+	if (!rt->on && !args_has(&ctx->args, "fresh"))
+		return 0;
+	if (jm->kind != ALX_JOBKIND_SHELL)
+		return out_usage("--tree and --fresh take a command or --shell, "
+		    "not FILE.py");
+	jm->fresh = args_has(&ctx->args, "fresh");
+	memset(&rt->o, 0, sizeof(rt->o));
+	alx_b64_encode(rt->sid, cs->inv.sid, ALX_SID_LEN);
+	snprintf(rt->target, sizeof(rt->target), "%s%s", t->is_label ?
+	    "pool/" : "", t->name);
+	rt->o.sid = rt->sid;
+	rt->o.target = rt->target;
+	rt->o.fresh = jm->fresh;
+	for (i = 0; i < 64 && (v = args_nth(&ctx->args, "tree-exclude", i));
+	    i++)
+		rt->pat[0][rt->o.nexclude++] = v;
+	for (i = 0; i < 64 && (v = args_nth(&ctx->args, "tree-allow", i)); i++)
+		rt->pat[1][rt->o.nallow++] = v;
+	rt->o.exclude = rt->pat[0];
+	rt->o.allow = rt->pat[1];
+	if (!rt->on)
+		return ctree_forget(&rt->o) == 0 ? 0 : out_fail(ALX_ERR_IO,
+		    "cannot reset the kept tree state");
+	ctree_free(tr);
+	if ((r = ctree_build(tr, &rt->o, &cause)) != 0) {
+		r = out_fail(r, "--tree: %s", cause != NULL ? cause :
+		    alx_strerror(r));
+		free(cause);
+		return r;
+	}
+	free(jm->tree);
+	free(jm->cwd);
+	jm->tree = strdup(tr->desc);
+	jm->cwd = strdup(tr->cwd);
+	if (jm->tree == NULL || jm->cwd == NULL)
+		return ALX_ERR_NOMEM;
+	*fd = tr->fd;
+	*size = tr->size;
+	return 0;
+}
+
 /* Reserved exit codes: see airlox(1). */
 int
 run_exit_code(const struct alx_resultmeta *rm)
@@ -215,10 +287,16 @@ cmd_run_exec(struct client_ctx *ctx)
 	struct job_outcome	 o;
 	struct alx_jobmeta	 jm;
 	struct alx_jw		 jw;
+	struct ctree		 tr;		/* tree: */
+	struct run_tree		 rt;
 	char			*meta = NULL, idtxt[ALX_FP_STRLEN + 1];
 	size_t			 metalen;
 	int64_t			 size, timeout_s = 7200, wait_s = 600;
-	int			 fd = -1, r;
+	int			 fd = -1, r, tries = 0;
+
+	memset(&tr, 0, sizeof(tr));
+	tr.fd = -1;
+	memset(&rt, 0, sizeof(rt));
 
 	if ((r = args_duration(&ctx->args, "timeout", timeout_s,
 	    &timeout_s)) != 0 || (r = args_duration(&ctx->args, "wait-runner",
@@ -226,15 +304,20 @@ cmd_run_exec(struct client_ctx *ctx)
 		return r;
 	if ((r = run_meta(ctx, &jm, &fd, &size)) != 0)
 		goto done;
-	if ((r = alx_jobmeta_encode(&jm, &meta, &metalen)) != 0) {
-		r = out_fail(r, "cannot encode the job");
-		goto done;
-	}
 	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
 		goto close;
 	if ((r = run_target(ctx, &cs, &t)) != 0)
 		goto close;
 	t.wait_s = wait_s;
+again:
+	if ((r = run_tree(ctx, &cs, &t, &jm, &tr, &rt, &fd, &size)) != 0)
+		goto close;
+	free(meta);
+	if ((r = alx_jobmeta_encode(&jm, &meta, &metalen)) != 0) {
+		meta = NULL;
+		r = out_fail(r, "cannot encode the job");
+		goto close;
+	}
 	r = job_post(&cs, &t, meta, metalen, fd, size, &posted);
 	if (r == ALX_ERR_NOT_FOUND) {
 		r = out_fail(r, "no approved runner is %s %s in this session",
@@ -254,12 +337,34 @@ cmd_run_exec(struct client_ctx *ctx)
 		alx_jw_kstr(&jw, "job", idtxt);
 		alx_jw_kstr(&jw, "target", t.name);
 		alx_jw_kbool(&jw, "pool", t.is_label);
+		if (rt.on) {	/* tree: what was sent */
+			alx_jw_key(&jw, "tree");
+			alx_jw_obj_begin(&jw);
+			alx_jw_kint(&jw, "files", tr.nfiles);
+			alx_jw_kint(&jw, "bytes", tr.total);
+			alx_jw_kint(&jw, "changed", tr.nsent);
+			alx_jw_kint(&jw, "deleted", (int64_t)tr.ndeleted);
+			alx_jw_kint(&jw, "sent", tr.size);
+			alx_jw_kbool(&jw, "delta", tr.delta);
+			alx_jw_obj_end(&jw);
+		}
 		out_obj_end(&jw);
 	} else if (args_has(&ctx->args, "no-wait"))
 		printf("%s\n", idtxt);
-	else
-		fprintf(stderr, "%s · job %s · %s\n", t.name, idtxt,
+	else {
+		fprintf(stderr, "%s · job %s · %s", t.name, idtxt,
 		    jm.cmd != NULL ? jm.cmd : jm.file);
+		if (rt.on)	/* tree: its size and what changed */
+			fprintf(stderr, " · tree %lld files, %lld %s, %lld "
+			    "deleted, %lld bytes sent", (long long)tr.nfiles,
+			    (long long)tr.nsent, tr.delta ? "changed" : "sent",
+			    (long long)tr.ndeleted, (long long)tr.size);
+		fprintf(stderr, "\n");
+		if (tr.nskipped > 0)
+			fprintf(stderr, "tree: %zu entries not sent (special "
+			    "files or links out of the tree): %s\n",
+			    tr.nskipped, tr.skipped);
+	}
 	if (args_has(&ctx->args, "no-wait")) {
 		r = 0;
 		goto close;
@@ -275,14 +380,27 @@ cmd_run_exec(struct client_ctx *ctx)
 		r = out_fail(r, "the job's result could not be verified");
 		goto close;
 	}
+	/* tree: keep what the runner confirmed; a stale base: once more, full */
+	if (rt.on) {
+		ctree_confirm(&rt.o, &tr, o.rm.env);
+		if (o.rm.status == ALX_JOB_REFUSED && tr.delta && tries++ == 0 &&
+		    strcmp(o.rm.reason, "tree_mismatch") == 0) {
+			alx_resultmeta_free(&o.rm);
+			if (!out_json())
+				fprintf(stderr, "tree: the runner holds another "
+				    "tree; sending the full tree\n");
+			goto again;
+		}
+	}
 	run_print_result(&o, idtxt);
 	r = run_exit_code(&o.rm);
 	alx_resultmeta_free(&o.rm);
 close:
 	csess_close(&cs);
 done:
-	if (fd != -1)
+	if (fd != -1 && fd != tr.fd)
 		close(fd);
+	ctree_free(&tr);
 	alx_jobmeta_free(&jm);
 	free(meta);
 	return r;

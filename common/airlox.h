@@ -18,6 +18,7 @@
 #include "airlox/proto.h"
 #include "airlox/view.h"
 #include "airlox/jobmeta.h"
+#include "airlox/tree.h"
 
 #define ALX_VERSION_STRING	"0.1.0"
 

@@ -112,7 +112,7 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
     const struct runner_net *net, char **cause)
 {
 	struct sandbox_spec	 spec;
-	const char		*argv[4];
+	const char		*argv[6];
 	char			 cmdfile[PATH_MAX];
 	int			 mode, fd = -1, r;
 
@@ -122,6 +122,13 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
 		argv[1] = "-c";
 		argv[2] = rj->meta.cmd;
 		argv[3] = NULL;
+		/* tree: start in the job's cwd within the workspace */
+		if (rj->meta.cwd != NULL && rj->meta.cwd[0] != '\0') {
+			argv[2] = "cd -- \"$0\" && exec /bin/sh -c \"$1\"";
+			argv[3] = rj->meta.cwd;
+			argv[4] = rj->meta.cmd;
+			argv[5] = NULL;
+		}
 	} else {
 		snprintf(cmdfile, sizeof(cmdfile), "%s", rj->meta.file);
 		argv[0] = "python3";

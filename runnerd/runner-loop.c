@@ -27,6 +27,7 @@
 #include "client.h"
 #include "runner-loop.h"
 #include "runner-egress.h"
+#include "runner-tree.h"
 
 #define PROGRESS_INTERVAL_MS	1000
 #define PROGRESS_MAX		(16 * 1024)
@@ -328,7 +329,7 @@ runner_progress(struct runner *rn, struct runner_slot *sl, int force)
 
 /* The result's env: how the job ran, without any path. */
 static char *
-runner_env_json(struct runner *rn, const char *enforced)
+runner_env_json(struct runner *rn, const char *enforced, const char *tree)
 {
 	struct alx_jw	 w;
 	char		*out = NULL;
@@ -339,6 +340,10 @@ runner_env_json(struct runner *rn, const char *enforced)
 	alx_jw_kstr(&w, "sandbox", rn->be->name);
 	alx_jw_kstr(&w, "airlox", ALX_VERSION_STRING);
 	alx_jw_kstr(&w, "enforced", enforced);
+	if (tree != NULL) {	/* tree: the tree the workspace holds */
+		alx_jw_key(&w, "tree");
+		alx_jw_raw(&w, tree, strlen(tree));
+	}
 	alx_jw_obj_end(&w);
 	if (alx_jw_finish(&w, &out, &len) != ALX_OK)
 		out = NULL;
@@ -353,7 +358,7 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 	struct sandbox_result	 res;
 	struct alx_resultmeta	 rm;
 	struct runner_out	 out;
-	char			 zip[PATH_MAX], *env;
+	char			 zip[PATH_MAX], *env, *tree;
 	uint64_t		 denied;
 
 	runner_progress(rn, sl, 1);
@@ -364,7 +369,9 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 	}
 	denied = 0;
 	runner_egress_job_end(rn->egress, sl->job.job_id, &denied);
-	env = runner_env_json(rn, res.enforced);
+	tree = sl->tree != NULL ? runner_tree_report(sl->tree) : NULL;
+	env = runner_env_json(rn, res.enforced, tree);
+	free(tree);
 	memset(&out, 0, sizeof(out));
 	out.fd = -1;
 	runner_pathf(zip, sizeof(zip), "%s/out.zip", sl->job.jobdir);
@@ -390,6 +397,7 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 	free(env);
 	sandbox_result_free(&res);
 	runner_mark_running(rn, &sl->job, 0);
+	runner_tree_close(sl->tree);
 	runner_job_cleanup(&sl->job);
 	alx_buf_free(&sl->pout);
 	alx_buf_free(&sl->perr);
@@ -441,6 +449,34 @@ runner_fetch_source(struct runner *rn, struct runner_slot *sl,
 	return r;
 }
 
+/* tree: a job with a tree (or --fresh) runs in its sender's workspace. */
+static int
+runner_fetch_tree(struct runner *rn, struct runner_slot *sl,
+    const struct alx_item *job, const struct alx_view_member *author,
+    const char **reason)
+{
+	struct runner_tree_limits lim = { RUNNER_TREE_MAX_FILES,
+	    RUNNER_TREE_MAX_BYTES };
+	char	*saved = NULL, *cause = NULL;
+	int	 r;
+
+	*reason = "not_allowed";
+	if (sl->job.meta.tree == NULL && !sl->job.meta.fresh)
+		return ALX_OK;
+	if (sl->job.meta.tree != NULL && job->size > 0 &&
+	    (r = item_save(&rn->cs, job, sl->job.jobdir, "tree.tar", &saved,
+	    &cause)) != ALX_OK) {
+		free(cause);
+		return r;
+	}
+	free(cause);
+	r = runner_tree_job(&sl->tree, &sl->job, rn->workroot, rn->statedir,
+	    rn->cs.inv.sid, alx_role_name(author->cert.role),
+	    author->cert.name, saved, &lim, reason);
+	free(saved);
+	return r;
+}
+
 static void
 runner_start(struct runner *rn, struct runner_slot *sl,
     const struct alx_item *job, const struct alx_view_member *author,
@@ -451,6 +487,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	struct alx_private	 priv;
 	struct runner_net	 net;
 	char			*cause = NULL;
+	const char		*reason;
 	int			 r;
 
 	memset(sl, 0, sizeof(*sl));
@@ -483,6 +520,15 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 		memset(sl, 0, sizeof(*sl));
 		return;
 	}
+	if ((r = runner_fetch_tree(rn, sl, job, author, &reason)) != ALX_OK) {
+		log_warnx("job %s: its tree: %s", sl->job.job_id,
+		    alx_errname(r));
+		runner_refuse(rn, job, author, reason);
+		runner_tree_close(sl->tree);
+		runner_job_cleanup(&sl->job);
+		memset(sl, 0, sizeof(*sl));
+		return;
+	}
 	runner_job_limits(rn, &sl->job.meta, &lim);
 	runner_mark_running(rn, &sl->job, 1);
 	memset(&net, 0, sizeof(net));
@@ -505,6 +551,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 		free(cause);
 		runner_mark_running(rn, &sl->job, 0);
 		runner_refuse(rn, job, author, "not_allowed");
+		runner_tree_close(sl->tree);
 		runner_job_cleanup(&sl->job);
 		memset(sl, 0, sizeof(*sl));
 		return;
@@ -665,7 +712,7 @@ runner_announce(struct runner *rn)
 int
 runner_run(struct runner *rn)
 {
-	int64_t	stop_at = 0;
+	int64_t	stop_at = 0, last_gc = 0;
 	int	busy = 0, r, i;
 
 	runner_recover(rn);
@@ -706,6 +753,12 @@ runner_run(struct runner *rn)
 			sleep(2);
 		}
 		runner_seen_prune(rn->seen, http_now(&rn->cs.http));
+		/* tree: collect idle workspaces, and over the budget */
+		if (runner_now_ms() - last_gc >= RUNNER_TREE_GC_S * 1000) {
+			last_gc = runner_now_ms();
+			runner_tree_gc(rn->workroot, rn->statedir,
+			    RUNNER_TREE_IDLE_S, RUNNER_TREE_BUDGET);
+		}
 	}
 	return 0;
 }

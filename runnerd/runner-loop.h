@@ -21,6 +21,7 @@ struct runner_slot {
 	int			 return_out;
 	int64_t			 item_max;
 	char			 author_name[ALX_DISPLAY_MAX + 1];
+	struct runner_tree	*tree;		/* tree: its sender's workspace */
 };
 
 struct runner {

@@ -38,6 +38,7 @@ struct tree_rec {
 	struct alx_tree_entry	e;
 	uint64_t		ino;
 	int64_t			mtime_ns;
+	int64_t			ctime_ns;	/* a job cannot set it back */
 };
 
 struct runner_tree {
@@ -88,7 +89,7 @@ tree_rec_load(struct runner_tree *t)
 	ssize_t	 len;
 	int	 r = ALX_OK;
 	struct tree_rec	*nr, rec;
-	long long	 size, mt;
+	long long	 size, mt, ct;
 	unsigned long long ino;
 	int		 off, known;
 
@@ -107,8 +108,8 @@ tree_rec_load(struct runner_tree *t)
 		if (line[len - 1] == '\n')
 			line[--len] = '\0';
 		memset(&rec, 0, sizeof(rec));
-		if (sscanf(line, "%7s %63s %lld %llu %lld %n", mode, hash, &size,
-		    &ino, &mt, &off) != 5 ||
+		if (sscanf(line, "%7s %63s %lld %llu %lld %lld %n", mode, hash,
+		    &size, &ino, &mt, &ct, &off) != 6 ||
 		    alx_tree_mode_parse(mode, &rec.e.mode) != ALX_OK ||
 		    alx_b64_decode_exact(rec.e.hash, ALX_HASH_LEN, hash,
 		    strlen(hash)) != ALX_OK || !alx_tree_path_valid(line + off))
@@ -129,6 +130,7 @@ tree_rec_load(struct runner_tree *t)
 		rec.e.size = size;
 		rec.ino = ino;
 		rec.mtime_ns = mt;
+		rec.ctime_ns = ct;
 		t->recs[n++] = rec;
 		t->nrecs = n;
 	}
@@ -168,11 +170,12 @@ tree_rec_save(struct runner_tree *t)
 	fprintf(fp, TREE_REC_MAGIC " %s\n", t->known ? idtxt : "-");
 	for (i = 0; i < t->nrecs; i++) {
 		alx_b64_encode(hash, t->recs[i].e.hash, ALX_HASH_LEN);
-		fprintf(fp, "%s %s %lld %llu %lld %s\n",
+		fprintf(fp, "%s %s %lld %llu %lld %lld %s\n",
 		    alx_tree_mode_name(t->recs[i].e.mode), hash,
 		    (long long)t->recs[i].e.size,
 		    (unsigned long long)t->recs[i].ino,
-		    (long long)t->recs[i].mtime_ns, t->recs[i].e.path);
+		    (long long)t->recs[i].mtime_ns,
+		    (long long)t->recs[i].ctime_ns, t->recs[i].e.path);
 	}
 	if (fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
 		fclose(fp);
@@ -601,6 +604,8 @@ tree_write(int root, struct archive *a, struct archive_entry *ae,
 	rec->ino = st.st_ino;
 	rec->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
 	    st.st_mtim.tv_nsec;
+	rec->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 +
+	    st.st_ctim.tv_nsec;
 	r = ALX_OK;
 out:
 	if (fd != -1)
@@ -632,24 +637,100 @@ tree_write_all(int root, int fd, struct tree_rec *recs, size_t n)
 	return r;
 }
 
-/* Does the workspace still hold each recorded entry as written? */
+/* The content hash of an entry, read without following a link. */
 static int
-tree_clean(const struct runner_tree *t, int root)
+tree_rehash(int dfd, const char *base, const struct tree_rec *rec,
+    uint8_t out[ALX_HASH_LEN])
+{
+	struct alx_sha256_ctx	c;
+	char			buf[65536];
+	ssize_t			n;
+	int			fd;
+
+	if (rec->e.mode == ALX_TREE_LINK) {
+		if ((n = readlinkat(dfd, base, buf, sizeof(buf))) < 0)
+			return ALX_ERR_IO;
+		alx_sha256(out, buf, (size_t)n);
+		return ALX_OK;
+	}
+	if ((fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return ALX_ERR_IO;
+	alx_sha256_init(&c);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		alx_sha256_update(&c, buf, (size_t)n);
+	close(fd);
+	if (n < 0)
+		return ALX_ERR_IO;
+	alx_sha256_final(&c, out);
+	return ALX_OK;
+}
+
+/* One entry as recorded? A changed ctime alone: compare the content. */
+static int
+tree_rec_clean(int dfd, const char *base, struct tree_rec *rec)
 {
 	struct stat	st;
-	size_t		i;
+	uint8_t		h[ALX_HASH_LEN];
+	int64_t		ct;
 
-	for (i = 0; i < t->nrecs; i++) {
-		const struct tree_rec *rec = &t->recs[i];
-
-		if (fstatat(root, rec->e.path, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    st.st_ino != rec->ino || (int64_t)st.st_mtim.tv_sec *
-		    1000000000 + st.st_mtim.tv_nsec != rec->mtime_ns ||
-		    (rec->e.mode != ALX_TREE_LINK && st.st_size != rec->e.size) ||
-		    (rec->e.mode == ALX_TREE_LINK) != !!S_ISLNK(st.st_mode))
-			return 0;
-	}
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    st.st_ino != rec->ino || (int64_t)st.st_mtim.tv_sec *
+	    1000000000 + st.st_mtim.tv_nsec != rec->mtime_ns ||
+	    (rec->e.mode == ALX_TREE_LINK) != !!S_ISLNK(st.st_mode) ||
+	    (rec->e.mode != ALX_TREE_LINK && (!S_ISREG(st.st_mode) ||
+	    st.st_size != rec->e.size ||
+	    (rec->e.mode == ALX_TREE_EXEC) != !!(st.st_mode & 0100))))
+		return 0;
+	ct = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+	if (ct == rec->ctime_ns)
+		return 1;
+	/* Owner changes (the sandbox's) move the ctime; so could a job that
+	 * set the mtime back after writing: the content decides. */
+	if (tree_rehash(dfd, base, rec, h) != ALX_OK ||
+	    memcmp(h, rec->e.hash, ALX_HASH_LEN) != 0)
+		return 0;
+	rec->ctime_ns = ct;
 	return 1;
+}
+
+/*
+ * Does the workspace still hold each recorded entry as written? Each is
+ * reached one component at a time without following links (a job could
+ * have swapped a directory for a link to a copy of it).
+ */
+static int
+tree_clean(struct runner_tree *t, int root)
+{
+	char		 buf[ALX_TREE_PATH_MAX + 1], dir[ALX_TREE_PATH_MAX + 1];
+	const char	*base, *slash;
+	size_t		 i, dlen;
+	int		 dfd = -1, clean = 1;
+
+	dir[0] = '\0';
+	for (i = 0; clean && i < t->nrecs; i++) {
+		struct tree_rec *rec = &t->recs[i];
+
+		slash = strrchr(rec->e.path, '/');
+		dlen = slash != NULL ? (size_t)(slash - rec->e.path) : 0;
+		if (dfd == -1 || strlen(dir) != dlen ||
+		    strncmp(dir, rec->e.path, dlen) != 0) {
+			if (dfd != -1)
+				close(dfd);
+			memcpy(dir, rec->e.path, dlen);
+			dir[dlen] = '\0';
+			dfd = tree_walk(root, rec->e.path, 0, buf, sizeof(buf),
+			    &base);
+			if (dfd == -1) {
+				clean = 0;
+				break;
+			}
+		}
+		base = slash != NULL ? slash + 1 : rec->e.path;
+		clean = tree_rec_clean(dfd, base, rec);
+	}
+	if (dfd != -1)
+		close(dfd);
+	return clean;
 }
 
 static int
@@ -798,6 +879,8 @@ runner_tree_report(struct runner_tree *t)
 		}
 		return NULL;
 	}
+	if (tree_rec_save(t) != ALX_OK)	/* the ctimes seen now */
+		return NULL;
 	alx_b64_encode(idtxt, t->id, ALX_HASH_LEN);
 	if (asprintf(&out, "{\"id\":\"%s\"}", idtxt) == -1)
 		return NULL;
@@ -946,4 +1029,49 @@ runner_tree_gc(const char *work_root, const char *statedir, int64_t max_idle_s,
 	}
 	free(w);
 	return removed;
+}
+
+int
+runner_tree_job(struct runner_tree **tp, struct runner_job *rj,
+    const char *work_root, const char *statedir,
+    const uint8_t sid[ALX_SID_LEN], const char *role, const char *name,
+    const char *archive, const struct runner_tree_limits *lim,
+    const char **reason)
+{
+	char	*cause = NULL;
+	int	 fd = -1, r;
+
+	*reason = "not_allowed";
+	if ((r = runner_tree_open(tp, work_root, statedir, sid, role,
+	    name)) != ALX_OK) {
+		if (r == ALX_ERR_RUNNER_BUSY)
+			*reason = alx_errname(r);
+		return r;
+	}
+	if (runner_pathf(rj->workdir, sizeof(rj->workdir), "%s",
+	    runner_tree_dir(*tp)) != ALX_OK)
+		return ALX_ERR_BAD_PATH;
+	if (archive != NULL && (fd = open(archive, O_RDONLY | O_CLOEXEC |
+	    O_NOFOLLOW)) == -1)
+		return ALX_ERR_IO;
+	if (rj->meta.tree != NULL && fd == -1) {
+		/* An empty tree: an empty archive. */
+		r = ALX_ERR_INVALID;
+	} else
+		r = runner_tree_apply(*tp, rj->meta.tree, rj->meta.fresh, fd,
+		    lim, &cause);
+	if (fd != -1)
+		close(fd);
+	if (r != ALX_OK) {
+		/* The cause names a path of the job: content, not logged. */
+		log_info("job %s: tree refused: %s", rj->job_id,
+		    alx_errname(r));
+		if (r == ALX_ERR_BAD_PATH || r == ALX_ERR_TOO_LARGE ||
+		    r == ALX_ERR_TREE_MISMATCH)
+			*reason = alx_errname(r);
+		else if (r == ALX_ERR_INVALID)
+			*reason = alx_errname(ALX_ERR_BAD_PATH);
+	}
+	free(cause);
+	return r;
 }

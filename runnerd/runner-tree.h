@@ -17,6 +17,9 @@ struct runner_tree_limits {
 };
 #define RUNNER_TREE_MAX_FILES	200000
 #define RUNNER_TREE_MAX_BYTES	(8LL << 30)
+#define RUNNER_TREE_GC_S	300		/* how often the loop collects */
+#define RUNNER_TREE_IDLE_S	(7 * 86400)	/* unused this long: collected */
+#define RUNNER_TREE_BUDGET	(20ULL << 30)	/* all workspaces, bytes */
 
 /*
  * Open (create) the workspace of a sender, identified by the session, the
@@ -26,6 +29,18 @@ struct runner_tree_limits {
 int	 runner_tree_open(struct runner_tree **, const char *work_root,
 	    const char *statedir, const uint8_t sid[ALX_SID_LEN],
 	    const char *role, const char *name);
+struct runner_job;
+/*
+ * For a job with a tree (or fresh): open its sender's workspace, make it
+ * the job's work folder, and sync the archive at path archive (NULL: none)
+ * into it. On error *reason is the refusal's name (bad_path, too_large,
+ * tree_mismatch, runner_busy, not_allowed).
+ */
+int	 runner_tree_job(struct runner_tree **, struct runner_job *,
+	    const char *work_root, const char *statedir,
+	    const uint8_t sid[ALX_SID_LEN], const char *role, const char *name,
+	    const char *archive, const struct runner_tree_limits *,
+	    const char **reason);
 /* The workspace's host path: the job's work folder. */
 const char *runner_tree_dir(const struct runner_tree *);
 /*

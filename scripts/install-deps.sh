@@ -55,6 +55,10 @@ libnginx-mod-nchan      optional  SSE fan-out through nginx
 rsync                   optional  workspace sync comparison
 openssh-server          optional  SSH comparison benchmarks
 hyperfine               optional  benchmarks (bench/)
+nginx                   bench     bench/relay-vs-nchan.sh (nchan under nginx, one worker)
+libnginx-mod-nchan      bench     bench/relay-vs-nchan.sh (the nchan module)
+bubblewrap              bench     bench/sandbox-vs-bwrap.sh
+hyperfine               bench     bench/sandbox-vs-bwrap.sh (timing loop in Python without it)
 systemd                 test      systemd-analyze verify of the unit files (tests/packaging)
 zsh                     test      zsh completion test (tests/packaging/completion.sh)
 '

@@ -63,7 +63,8 @@
 	X(ALX_ERR_EXISTS,         -48, "exists",              "already exists") \
 	X(ALX_ERR_NOT_PARTICIPANT, -49, "not_a_participant",  "not a participant of this session") \
 	X(ALX_ERR_CHUNK_PENDING,  -50, "chunk_pending",       "the chunk has not been uploaded yet") \
-	X(ALX_ERR_TOO_MANY_FAILS, -51, "too_many_failures",   "too many failed transfer code attempts")
+	X(ALX_ERR_TOO_MANY_FAILS, -51, "too_many_failures",   "too many failed transfer code attempts") \
+	X(ALX_ERR_TREE_MISMATCH,  -52, "tree_mismatch",       "the workspace does not hold the tree the delta applies to")
 
 enum alx_err {
 	ALX_OK = 0,

@@ -57,11 +57,11 @@ fi
 mkdir -p "$T/user" "$T/xdg-run"
 chmod 700 "$T/xdg-run"
 sed -e "s|@PATH@|$STAGE$sbindir/airlox-relayd|" -e 's|@STATE_DIR@|%S/airlox|' \
-    -e 's|@ARGS@|--name "box 1" --labels gpu|' \
+    -e 's|@ARGS@|--name "box 1" --labels gpu|' -e 's|@ENVPATH@|/usr/bin:/bin|' \
     "$top_srcdir/contrib/systemd/airlox-runner.service" \
     >"$T/user/airlox-runner.service"
 ! grep -q '@[A-Z_]*@' "$T/user/airlox-runner.service"
-ok $? "the template's placeholders are @PATH@, @STATE_DIR@ and @ARGS@"
+ok $? "the template's placeholders are @PATH@, @STATE_DIR@, @ARGS@ and @ENVPATH@"
 XDG_RUNTIME_DIR=$T/xdg-run systemd-analyze verify --user --man=no \
     --generators=no --recursive-errors=no "$T/user/airlox-runner.service" \
     >"$T/verify.log" 2>&1 && ! grep -q 'airlox-runner.service' "$T/verify.log"
