@@ -234,8 +234,12 @@ relay_stream_fill(struct relay_sse *sse, uint64_t upto)
 	return dropped ? -1 : 0;
 }
 
+/* One new event, encoded once for every subscriber that is caught up. */
 struct relay_pub {
 	uint64_t	 cursor;
+	const char	*type;
+	char		*json;
+	size_t		 len;
 };
 
 static void
@@ -243,8 +247,10 @@ relay_stream_one(struct relay_sse *sse, void *arg)
 {
 	struct relay_pub	*p = arg;
 
-	if (sse->cursor < p->cursor)
-		relay_stream_fill(sse, p->cursor);
+	if (p->json != NULL && sse->cursor + 1 == p->cursor)
+		(void)relay_sse_send(sse, p->cursor, p->type, p->json, p->len);
+	else if (sse->cursor < p->cursor)
+		relay_stream_fill(sse, p->cursor);	/* behind: catch up */
 }
 
 void
@@ -252,9 +258,21 @@ relay_stream_publish(const uint8_t *sid, uint64_t cursor,
     const uint8_t *val, size_t len)
 {
 	struct relay_pub	p;
+	struct alx_jw		jw;
 
+	memset(&p, 0, sizeof(p));
 	p.cursor = cursor;
+	/* The stored event: 8 bytes, its type and a NUL, then its data. */
+	if (len > 8 && memchr(val + 8, '\0', len - 8) != NULL) {
+		p.type = (const char *)val + 8;
+		alx_jw_init(&jw, len + 256);
+		if (relay_event_json(cursor, val, len, &jw) != 0 ||
+		    alx_jw_finish(&jw, &p.json, &p.len) != 0)
+			p.json = NULL;
+		alx_jw_free(&jw);
+	}
 	relay_sse_foreach(sid, relay_stream_one, &p);
+	free(p.json);
 }
 
 static void
