@@ -23,6 +23,12 @@ void	alx_jw_wraps(struct alx_jw *, const char *key,
 int	alx_strlist_decode(const struct alx_json *, int arr, size_t max,
 	    size_t maxlen, int (*valid)(const char *), char ***out, size_t *);
 void	alx_be64(uint8_t out[8], uint64_t);
+/*
+ * An array member of fixed-size base64url values (fingerprints, keys,
+ * hashes): at most max, decoded into one allocation of each-byte slots.
+ */
+int	alx_b64list_decode(const struct alx_json *, int obj, const char *key,
+	    size_t each, size_t max, uint8_t **out, size_t *np);
 /* Start a body decode: parse, check object and v = 1. */
 int	alx_body_begin(struct alx_json **, const uint8_t *body, size_t len,
 	    size_t max);

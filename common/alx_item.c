@@ -132,39 +132,6 @@ alx_item_sign(struct alx_item *it, const struct alx_signkey *author)
 	return r;
 }
 
-/* A fixed-size base64url array member: fingerprints or hashes. */
-static int
-alx_item_get_b64list(const struct alx_json *j, const char *key, size_t each,
-    size_t max, uint8_t **out, size_t *np)
-{
-	char	*s = NULL;
-	int	 arr, n, i, r;
-
-	*np = 0;
-	if ((arr = alx_json_obj_get(j, 0, key)) < 0)
-		return ALX_ERR_MISSING;
-	if ((n = alx_json_arr_len(j, arr)) < 0)
-		return ALX_ERR_TYPE;
-	if ((size_t)n > max)
-		return ALX_ERR_TOO_LARGE;
-	if (n == 0)
-		return ALX_OK;
-	if ((*out = calloc((size_t)n, each)) == NULL)
-		return ALX_ERR_NOMEM;
-	for (i = 0; i < n; i++) {
-		if ((r = alx_json_str(j, alx_json_arr_at(j, arr, i), &s,
-		    NULL)) != ALX_OK)
-			return r;
-		r = alx_b64_decode_exact(*out + (size_t)i * each, each, s,
-		    strlen(s));
-		free(s);
-		if (r != ALX_OK)
-			return r;
-		(*np)++;
-	}
-	return ALX_OK;
-}
-
 static int
 alx_item_decode_job(struct alx_item *it, const struct alx_json *j)
 {
@@ -247,15 +214,15 @@ alx_item_decode(struct alx_item *it, const uint8_t *body, size_t len)
 	}
 	if (alx_json_has(j, 0, "to")) {
 		p = NULL;
-		r = alx_item_get_b64list(j, "to", ALX_FP_LEN, ALX_MAX_TO, &p,
+		r = alx_b64list_decode(j, 0, "to", ALX_FP_LEN, ALX_MAX_TO, &p,
 		    &it->nto);
 		it->to = (uint8_t (*)[ALX_FP_LEN])p;
 		if (r != ALX_OK)
 			goto out;
 	}
 	p = NULL;
-	r = alx_item_get_b64list(j, "chunks", ALX_HASH_LEN, ALX_MAX_CHUNKS, &p,
-	    &it->nchunks);
+	r = alx_b64list_decode(j, 0, "chunks", ALX_HASH_LEN, ALX_MAX_CHUNKS,
+	    &p, &it->nchunks);
 	it->chunks = (uint8_t (*)[ALX_HASH_LEN])p;
 	if (r != ALX_OK)
 		goto out;

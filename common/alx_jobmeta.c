@@ -172,31 +172,15 @@ alx_jobmeta_get_limits(struct alx_jobmeta *jm, const struct alx_json *j)
 static int
 alx_jobmeta_get_inputs(struct alx_jobmeta *jm, const struct alx_json *j)
 {
-	char	*s = NULL;
-	int	 arr, n, i, r;
+	uint8_t	*p = NULL;
+	int	 r;
 
-	if ((arr = alx_json_obj_get(j, 0, "inputs")) < 0)
+	if (!alx_json_has(j, 0, "inputs"))
 		return ALX_OK;
-	if ((n = alx_json_arr_len(j, arr)) < 0)
-		return ALX_ERR_TYPE;
-	if (n > ALX_JOB_MAX_INPUTS)
-		return ALX_ERR_TOO_LARGE;
-	if (n == 0)
-		return ALX_OK;
-	if ((jm->inputs = calloc((size_t)n, ALX_ID_LEN)) == NULL)
-		return ALX_ERR_NOMEM;
-	for (i = 0; i < n; i++) {
-		if ((r = alx_json_str(j, alx_json_arr_at(j, arr, i), &s,
-		    NULL)) != ALX_OK)
-			return r;
-		r = alx_b64_decode_exact(jm->inputs[i], ALX_ID_LEN, s,
-		    strlen(s));
-		free(s);
-		if (r != ALX_OK)
-			return r;
-		jm->ninputs++;
-	}
-	return ALX_OK;
+	r = alx_b64list_decode(j, 0, "inputs", ALX_ID_LEN, ALX_JOB_MAX_INPUTS,
+	    &p, &jm->ninputs);
+	jm->inputs = (uint8_t (*)[ALX_ID_LEN])p;
+	return r;
 }
 
 int

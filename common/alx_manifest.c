@@ -169,39 +169,6 @@ alx_manifest_sign(struct alx_manifest *m, const struct alx_signkey *owner)
  * Body decoding.
  */
 
-/* An array of fixed-size base64url values (fingerprints or keys). */
-static int
-alx_manifest_get_b64list(const struct alx_json *j, int obj, const char *key,
-    size_t each, uint8_t **out, size_t *np)
-{
-	char	*s = NULL;
-	int	 arr, i, n, t, r;
-
-	if ((arr = alx_json_obj_get(j, obj, key)) < 0)
-		return ALX_ERR_MISSING;
-	if ((n = alx_json_arr_len(j, arr)) < 0)
-		return ALX_ERR_TYPE;
-	if (n > ALX_MAX_LIST)
-		return ALX_ERR_TOO_LARGE;
-	*np = 0;
-	if (n == 0)
-		return ALX_OK;
-	if ((*out = calloc((size_t)n, each)) == NULL)
-		return ALX_ERR_NOMEM;
-	for (i = 0; i < n; i++) {
-		t = alx_json_arr_at(j, arr, i);
-		if ((r = alx_json_str(j, t, &s, NULL)) != ALX_OK)
-			return r;
-		r = alx_b64_decode_exact(*out + (size_t)i * each, each, s,
-		    strlen(s));
-		free(s);
-		if (r != ALX_OK)
-			return r;
-		(*np)++;
-	}
-	return ALX_OK;
-}
-
 static int
 alx_manifest_get_fplist(const struct alx_json *j, int obj, const char *key,
     uint8_t (**out)[ALX_FP_LEN], size_t *np)
@@ -209,7 +176,7 @@ alx_manifest_get_fplist(const struct alx_json *j, int obj, const char *key,
 	uint8_t	*p = NULL;
 	int	 r;
 
-	r = alx_manifest_get_b64list(j, obj, key, ALX_FP_LEN, &p, np);
+	r = alx_b64list_decode(j, obj, key, ALX_FP_LEN, ALX_MAX_LIST, &p, np);
 	*out = (uint8_t (*)[ALX_FP_LEN])p;
 	return r;
 }
@@ -221,7 +188,8 @@ alx_manifest_get_keylist(const struct alx_json *j, int obj, const char *key,
 	uint8_t	*p = NULL;
 	int	 r;
 
-	r = alx_manifest_get_b64list(j, obj, key, ALX_SIGN_PK_LEN, &p, np);
+	r = alx_b64list_decode(j, obj, key, ALX_SIGN_PK_LEN, ALX_MAX_LIST, &p,
+	    np);
 	*out = (uint8_t (*)[ALX_SIGN_PK_LEN])p;
 	return r;
 }

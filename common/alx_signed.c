@@ -301,3 +301,35 @@ alx_body_sid(const struct alx_json *j, const uint8_t want[ALX_SID_LEN])
 		return ALX_ERR_WRONG_SESSION;
 	return ALX_OK;
 }
+
+int
+alx_b64list_decode(const struct alx_json *j, int obj, const char *key,
+    size_t each, size_t max, uint8_t **out, size_t *np)
+{
+	char	*s = NULL;
+	int	 arr, i, n, r;
+
+	*np = 0;
+	if ((arr = alx_json_obj_get(j, obj, key)) < 0)
+		return ALX_ERR_MISSING;
+	if ((n = alx_json_arr_len(j, arr)) < 0)
+		return ALX_ERR_TYPE;
+	if ((size_t)n > max)
+		return ALX_ERR_TOO_LARGE;
+	if (n == 0)
+		return ALX_OK;
+	if ((*out = calloc((size_t)n, each)) == NULL)
+		return ALX_ERR_NOMEM;
+	for (i = 0; i < n; i++) {
+		if ((r = alx_json_str(j, alx_json_arr_at(j, arr, i), &s,
+		    NULL)) != ALX_OK)
+			return r;
+		r = alx_b64_decode_exact(*out + (size_t)i * each, each, s,
+		    strlen(s));
+		free(s);
+		if (r != ALX_OK)
+			return r;
+		(*np)++;
+	}
+	return ALX_OK;
+}

@@ -36,43 +36,13 @@ runner_mkdir(const char *path)
 	return ALX_OK;
 }
 
-/* Remove a tree we made; never follows symlinks out of it. */
-static void
-runner_rmtree(int parent, const char *name)
-{
-	DIR		*d;
-	struct dirent	*de;
-	int		 fd;
-
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd == -1) {
-		unlinkat(parent, name, 0);
-		return;
-	}
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (de->d_type == DT_DIR)
-			runner_rmtree(dirfd(d), de->d_name);
-		else
-			unlinkat(dirfd(d), de->d_name, 0);
-	}
-	closedir(d);
-	unlinkat(parent, name, AT_REMOVEDIR);
-}
-
 void
 runner_job_cleanup(struct runner_job *rj)
 {
 	if (rj->sb != NULL)
 		sandbox_free(rj->sb);
 	if (rj->jobdir[0] != '\0')
-		runner_rmtree(AT_FDCWD, rj->jobdir);
+		sandbox_rmtree(AT_FDCWD, rj->jobdir);
 	alx_jobmeta_free(&rj->meta);
 	alx_wipe(rj->kitem, sizeof(rj->kitem));
 	memset(rj, 0, sizeof(*rj));

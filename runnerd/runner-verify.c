@@ -178,35 +178,6 @@ verify_copy(const char *src, const char *dst)
 	return r;
 }
 
-static void
-verify_rmtree(int parent, const char *name)
-{
-	DIR		*d;
-	struct dirent	*de;
-	int		 fd;
-
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd == -1) {
-		unlinkat(parent, name, 0);
-		return;
-	}
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (de->d_type == DT_DIR)
-			verify_rmtree(dirfd(d), de->d_name);
-		else
-			unlinkat(dirfd(d), de->d_name, 0);
-	}
-	closedir(d);
-	unlinkat(parent, name, AT_REMOVEDIR);
-}
-
 /* What must not be seen: canaries, a host listener; and the folders. */
 static int
 verify_plant(struct verify_ctx *v, const char *statedir, const char *workroot)
@@ -271,7 +242,7 @@ verify_unplant(struct verify_ctx *v)
 	if (v->listen_fd != -1)
 		close(v->listen_fd);
 	if (v->dir[0] != '\0')
-		verify_rmtree(AT_FDCWD, v->dir);
+		sandbox_rmtree(AT_FDCWD, v->dir);
 }
 
 /* The first exact name of the list (a ".d" entry gives d). */

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -793,4 +794,34 @@ sandbox_set_rlimits(const struct sandbox_limits *l, int procs_cap)
 			return -errno;
 	}
 	return 0;
+}
+
+/* Remove a tree we made; never follows symlinks out of it. */
+void
+sandbox_rmtree(int parent, const char *name)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 fd;
+
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1) {
+		unlinkat(parent, name, 0);
+		return;
+	}
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (de->d_type == DT_DIR)
+			sandbox_rmtree(dirfd(d), de->d_name);
+		else
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+	unlinkat(parent, name, AT_REMOVEDIR);
 }

@@ -222,4 +222,7 @@ const char	*sandbox_status_name(enum sandbox_status);
 /* File descriptors to watch in an event loop (pipes, pidfd); -1 unused. */
 int		 sandbox_fds(struct sandbox_job *, int fds[4]);
 
+/* Remove a tree the runner made; never follows a symlink out of it. */
+void		 sandbox_rmtree(int parentfd, const char *name);
+
 #endif /* ALX_SANDBOX_H */
