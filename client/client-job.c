@@ -193,8 +193,9 @@ job_follow_event(struct csession *cs, const struct alx_view_event *ev,
 	if (strcmp(ev->item.kind, "progress") == 0) {
 		if (alx_progressmeta_decode(&pm, meta, len) == 0) {
 			if (f->stream && pm.seq > f->last_pseq) {
-				fputs(pm.out, stdout);
-				fputs(pm.err, stderr);
+				/* A job's output: no escape sequences pass. */
+				out_safe(stdout, pm.out, strlen(pm.out));
+				out_safe(stderr, pm.err, strlen(pm.err));
 				fflush(stdout);
 			}
 			if (pm.seq > f->last_pseq)

@@ -385,6 +385,9 @@ extern const struct cmd_entry	cmd_runner_serve_entry;
 extern const struct cmd_entry	cmd_runner_verify_entry;
 extern const struct cmd_entry	cmd_runner_install_entry;
 extern const struct cmd_entry	cmd_result_entry;
+extern const struct cmd_entry	cmd_job_ls_entry;
+extern const struct cmd_entry	cmd_job_logs_entry;
+extern const struct cmd_entry	cmd_job_cancel_entry;
 extern const struct cmd_entry	cmd_help_entry;
 
 #endif /* CLIENT_H */

@@ -127,6 +127,29 @@ like "$st $(cat "$T/busy.json" "$T/busy.err")" 'runner_busy' \
     "a second job by name while the slot is taken: runner_busy"
 wait $LONG
 
+# A job outlives its sender: logs from the start, then cancel.
+INV=$SENDER ax bob --json run --timeout 60s --on box --no-wait -- \
+    'echo begin; sleep 30; echo never' >"$T/bg.json"
+BG=$(json_get "$T/bg.json" 'j["job"]')
+INV=$SENDER ax bob --json job ls >"$T/ls.json"
+ok $? "job ls"
+like "$(cat "$T/ls.json")" "\"job\":\"$BG\"" "job ls lists the job"
+i=0
+while [ $i -lt 50 ] && ! INV=$SENDER ax bob job logs "$BG" 2>/dev/null |
+    grep -q begin; do
+	i=$((i + 1)); sleep 0.2
+done
+INV=$SENDER ax bob job cancel "$BG" >/dev/null
+ok $? "job cancel posts a signed cancel"
+INV=$SENDER ax bob job logs --follow --wait 30s "$BG" >"$T/logs.out" \
+    2>"$T/logs.err"
+is $? 121 "job logs --follow ends with the job: cancelled (121)"
+like "$(cat "$T/logs.out")" '^begin$' "job logs shows the output from the start"
+like "$(cat "$T/logs.err")" 'cancelled .* signed by runner box' \
+    "and the verified footer"
+pgrep -f 'sleep 30; echo never' >/dev/null
+ok $([ $? -ne 0 ] && echo 0 || echo 1) "nothing of the cancelled job is left"
+
 # The relay is killed during a job and restarted: the result arrives once.
 INV=$SENDER ax bob --json run --on box --no-wait -- 'sleep 2; echo late' \
     >"$T/nw.json"
