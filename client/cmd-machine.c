@@ -26,14 +26,65 @@ static const struct cmd_opt cmd_machine_add_opts[] = {
 	{ "labels", "A,B", 0, "labels the runner is approved with (default: "
 	    "none)" },
 	{ "yes", NULL, 0, "approve the runner without asking" },
+	{ "accept-weaker", NULL, 0, "approve even when the runner's verify "
+	    "report has a FAIL" },
 	{ NULL, NULL, 0, NULL }
 };
 
-/* A runner joined under this name: the member, once the log shows it. */
+#define MACHINE_REPORT_WAIT	120	/* s, for the runner's verify report */
+
+/*
+ * A runner joined under this name: the member, once the log shows it;
+ * then its signed verify report.
+ */
 struct machine_wait {
 	const char			*name;
 	const struct alx_view_member	*m;
+	int				 has_report;
+	int64_t				 pass, fail, skip;
+	char				 failed[512];
 };
+
+/* The verify report's counts and the names of the probes that failed. */
+static void
+machine_read_report(struct csession *cs, const struct alx_view_event *ev,
+    struct machine_wait *w)
+{
+	struct alx_json	*j = NULL;
+	char		*meta = NULL, *name = NULL, *res = NULL;
+	size_t		 len;
+	int		 v, probes, i, n, t;
+
+	if (item_meta(cs, &ev->item, &meta, &len) != 0)
+		return;
+	if (alx_json_parse(&j, meta, len, NULL) == 0 &&
+	    (v = alx_json_obj_get(j, 0, "verify")) >= 0 &&
+	    alx_json_get_int(j, v, "pass", &w->pass, 0, 10000) == 0 &&
+	    alx_json_get_int(j, v, "fail", &w->fail, 0, 10000) == 0 &&
+	    alx_json_get_int(j, v, "skip", &w->skip, 0, 10000) == 0) {
+		w->has_report = 1;
+		w->failed[0] = '\0';
+		probes = alx_json_obj_get(j, v, "probes");
+		n = alx_json_arr_len(j, probes);
+		for (i = 0; i < n; i++) {
+			t = alx_json_arr_at(j, probes, i);
+			if (alx_json_get_str(j, t, "name", &name, 64) == 0 &&
+			    alx_json_get_str(j, t, "result", &res, 8) == 0 &&
+			    strcmp(res, "FAIL") == 0 &&
+			    strlen(w->failed) + strlen(name) + 2 <
+			    sizeof(w->failed)) {
+				if (w->failed[0] != '\0')
+					strcat(w->failed, " ");
+				strcat(w->failed, name);
+			}
+			free(name);
+			free(res);
+			name = res = NULL;
+		}
+	}
+	alx_json_free(j);
+	free(meta);
+}
 
 static int
 machine_join_event(struct csession *cs, const struct alx_view_event *ev,
@@ -41,14 +92,14 @@ machine_join_event(struct csession *cs, const struct alx_view_event *ev,
 {
 	struct machine_wait	*w = arg;
 
-	(void)cs;
 	if (ev->type == ALX_EV_JOIN && ev->member != NULL &&
 	    ev->member->cert.role == ALX_ROLE_RUNNER &&
-	    strcmp(ev->member->cert.name, w->name) == 0) {
+	    strcmp(ev->member->cert.name, w->name) == 0 && w->m == NULL)
 		w->m = ev->member;
-		return 1;
-	}
-	return 0;
+	if (ev->type == ALX_EV_ITEM && w->m != NULL && ev->member == w->m &&
+	    strcmp(ev->item.kind, "report") == 0)
+		machine_read_report(cs, ev, w);
+	return w->m != NULL && w->has_report ? 1 : 0;
 }
 
 /* Approve at a terminal after asking; off a terminal only with --yes. */
@@ -169,6 +220,32 @@ cmd_machine_add_exec(struct client_ctx *ctx)
 	}
 	if (w.m == NULL) {
 		r = out_fail(ALX_ERR_EXPIRED, "the runner %s did not join", name);
+		goto out;
+	}
+	/* Its boundary, proven from inside a sandbox, before approving it. */
+	end = time(NULL) + MACHINE_REPORT_WAIT;
+	while (!w.has_report && time(NULL) < end) {
+		r = csess_poll(&cs, 10, machine_join_event, &w);
+		if (r != 0 && r != 1)
+			goto out;
+	}
+	if (!w.has_report && !args_has(&ctx->args, "accept-weaker")) {
+		r = out_fail(ALX_ERR_NOT_ALLOWED, "the runner %s posted no "
+		    "verify report; approve it anyway with --accept-weaker",
+		    name);
+		goto out;
+	}
+	if (w.has_report) {
+		out_text("verify report of runner %s: %lld passed, %lld "
+		    "failed, %lld skipped\n", name, (long long)w.pass,
+		    (long long)w.fail, (long long)w.skip);
+		if (w.fail > 0)
+			out_text("failed: %s\n", w.failed);
+	}
+	if (w.has_report && w.fail > 0 && !args_has(&ctx->args, "accept-weaker")) {
+		r = out_fail(ALX_ERR_NOT_ALLOWED, "the runner's verify report "
+		    "has %lld FAIL(s); not approved (--accept-weaker approves "
+		    "it anyway)", (long long)w.fail);
 		goto out;
 	}
 	if ((r = machine_add_approve(ctx, &cs, name, w.m)) != 0)

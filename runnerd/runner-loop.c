@@ -762,3 +762,70 @@ runner_run(struct runner *rn)
 	}
 	return 0;
 }
+
+/*
+ * The boundary proven before any job: run the verify probes in a sandbox
+ * exactly as a job's, and post the report, signed, so the owner sees it
+ * before approving this runner (airlox machine add reads it).
+ */
+int
+runner_post_verify(struct runner *rn)
+{
+	struct alx_private	 priv;
+	struct item_post	 p;
+	struct alx_jw		 w;
+	FILE			*devnull;
+	char			*report = NULL, *meta = NULL, *cause = NULL;
+	size_t			 len;
+	int			 fails, mode = ALX_NET_NONE, r;
+
+	memset(&priv, 0, sizeof(priv));
+	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK &&
+	    priv.has_limits)
+		mode = priv.limits.net_mode;
+	if ((devnull = fopen("/dev/null", "we")) == NULL)
+		return ALX_ERR_IO;
+	fails = runner_verify(rn->be, rn->statedir, rn->workroot,
+	    mode == ALX_NET_FULL && !rn->network ? ALX_NET_NONE : mode,
+	    priv.limits.net_allow, priv.limits.net_nallow, devnull, &report);
+	fclose(devnull);
+	alx_private_free(&priv);
+	if (fails < 0 || report == NULL) {
+		/* No boundary proven is a FAIL the owner must see, not silence. */
+		log_warnx("verify: the probes did not run (%s)",
+		    alx_errname(fails < 0 ? fails : ALX_ERR_IO));
+		free(report);
+		report = NULL;
+		if (asprintf(&report, "{\"version\":1,\"sandbox\":\"%s\","
+		    "\"pass\":0,\"fail\":1,\"skip\":0,\"probes\":[{\"name\":"
+		    "\"verify\",\"result\":\"FAIL\",\"reason\":\"the probes "
+		    "cannot run in this sandbox (%s)\"}]}", rn->be->name,
+		    alx_errname(fails < 0 ? fails : ALX_ERR_IO)) == -1)
+			return ALX_ERR_NOMEM;
+		fails = 1;
+	}
+	log_info("verify: %d probe(s) failed; report posted to the session",
+	    fails);
+	alx_jw_init(&w, ALX_META_MAX);
+	alx_jw_obj_begin(&w);
+	alx_jw_kint(&w, "v", ALX_PROTO_VERSION);
+	alx_jw_key(&w, "verify");
+	alx_jw_raw(&w, report, strlen(report));
+	alx_jw_obj_end(&w);
+	r = alx_jw_finish(&w, &meta, &len);
+	alx_jw_free(&w);
+	free(report);
+	if (r != ALX_OK)
+		return r;
+	memset(&p, 0, sizeof(p));
+	p.kind = "report";
+	p.meta = meta;
+	p.metalen = len;
+	p.fd = -1;
+	if ((r = item_post(&rn->cs, &p, &cause)) != ALX_OK)
+		log_warnx("verify: the report was not posted (%s)",
+		    cause ? cause : alx_errname(r));
+	free(cause);
+	free(meta);
+	return r;
+}

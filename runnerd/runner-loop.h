@@ -48,5 +48,6 @@ extern volatile sig_atomic_t	runner_stop;
 
 int	runner_announce(struct runner *);
 int	runner_run(struct runner *);
+int	runner_post_verify(struct runner *);
 
 #endif /* ALX_RUNNER_LOOP_H */

@@ -324,6 +324,7 @@ main(int argc, char **argv)
 		fatalx("out of memory");
 	if ((r = runner_announce(&rn)) != 0)
 		log_warnx("runner: announcement refused: %s", alx_errname(r));
+	(void)runner_post_verify(&rn);
 	log_info("runner %s: joined session %s with key %s, %d slot(s), "
 	    "sandbox %s", cfg.name, rn.cs.sidstr, rn.cs.view.me_fps,
 	    rn.nslots, rn.be->name);

@@ -1,0 +1,85 @@
+#!/bin/sh
+# machine.sh: "airlox machine add" end to end with the real relay, runner
+# and client: the one printed join command is run as printed, the runner's
+# signed verify report is shown, exactly its key is approved, jobs run by
+# machine name; off a terminal without --yes nothing is approved; a runner
+# whose report has a FAIL is not approved without --accept-weaker; machine
+# ls, invite and rm.
+. "${top_srcdir:-.}/tests/client/lib.sh"
+need python3
+RUNNERD=${RUNNERD:-$top_builddir/runnerd/airlox-runnerd}
+case $RUNNERD in /*) ;; *) RUNNERD=$(pwd)/$RUNNERD ;; esac
+[ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
+[ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"
+start_relay --allow-no-expiry || skip_all "the relay did not start"
+export XDG_CACHE_HOME=$T/cache PATH=${AIRLOX%/*}:${RUNNERD%/*}:$PATH
+
+# add NAME OUT [ARGS...]: machine add in the background until it printed
+# the join command; JOIN is that command.
+add() {
+	n=$1 o=$2
+	shift 2
+	airlox machine add "$n" "$@" >"$o" 2>&1 </dev/null &
+	ADD_PID=$!
+	EXTRA_PIDS="$EXTRA_PIDS $ADD_PID"
+	wait_for grep -q 'runner join' "$o"
+	JOIN=$(grep -m 1 -o 'airlox runner join.*' "$o")
+}
+join() {	# join STATE [EXTRA...]: run the printed command
+	st=$1
+	shift
+	mkdir -p "$T/$st-work"
+	AIRLOX_STATE_DIR=$T/$st AIRLOX_WORK_ROOT=$T/$st-work sh -c "exec $JOIN $*" \
+	    >>"$T/$st.log" 2>&1 &
+	EXTRA_PIDS="$EXTRA_PIDS $!"
+}
+
+add box "$T/add.out" --yes
+ok $? "machine add prints the one join command"
+like "$JOIN" '^airlox runner join --code [0-9]+-[a-z]+-[a-z]+ .*--name box .*--workspace' \
+    "the command names the code, the machine and the workspace"
+join rs1
+wait "$ADD_PID"
+is $? 0 "machine add approves the runner that joined"
+like "$(cat "$T/add.out")" 'verify report of runner box: [0-9]+ passed, 0 failed' \
+    "the runner's signed verify report is shown before approval"
+airlox run --timeout 60s --on box -- 'echo on the box' >"$T/run.out" 2>&1
+ok $? "airlox run --on box uses the machine kept here"
+like "$(cat "$T/run.out")" '^on the box$' "the job ran on the machine"
+airlox --json machine ls >"$T/ls.json"
+ok $? "machine ls"
+is "$(json_get "$T/ls.json" '[r["approved"] for r in j["runners"]]')" \
+    "[True]" "machine ls shows the approved runner"
+like "$(airlox machine invite box)" '^http://127\.0\.0\.1:[0-9]+/s/.*#1\.sender\.' \
+    "machine invite prints the sender invite"
+is "$(stat -c %a "$XDG_CACHE_HOME/airlox/machines/box")" 700 \
+    "the machine's folder is 0700"
+is "$(stat -c %a "$XDG_CACHE_HOME/airlox/machines/box/owner")" 600 \
+    "its invites are 0600"
+
+# Off a terminal, without --yes: nothing is approved.
+add nope "$T/nope.out"
+join rs2
+wait "$ADD_PID"
+ok $([ $? -ne 0 ] && echo 0 || echo 1) "off a terminal without --yes: refused"
+like "$(cat "$T/nope.out")" 'not at a terminal' "and it says why"
+is "$(airlox --json machine ls | python3 -c 'import json,sys
+for l in sys.stdin:
+    j = json.loads(l)
+    if j["machine"] == "nope": print([r["approved"] for r in j["runners"]])')" \
+    "[False]" "the runner of that machine stays unapproved"
+
+# A runner that cannot prove its boundary is not approved.
+add weak "$T/weak.out" --sandbox process --yes
+join rs3 --allow-weaker-sandbox
+wait "$ADD_PID"
+ok $([ $? -ne 0 ] && echo 0 || echo 1) "a report with a FAIL: not approved"
+like "$(cat "$T/weak.out")" '1 failed' "the report's FAIL is shown"
+
+airlox machine rm box >/dev/null
+ok $? "machine rm"
+[ ! -e "$XDG_CACHE_HOME/airlox/machines/box" ]
+ok $? "the machine's invites are gone"
+airlox run --timeout 10s --on box -- true >/dev/null 2>&1
+ok $([ $? -ne 0 ] && echo 0 || echo 1) "a removed machine runs nothing"
+done_testing
