@@ -41,6 +41,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_machine_approve_entry,
 	&cmd_machine_invite_entry,
 	&cmd_machine_rm_entry,
+	&cmd_machine_denied_entry,
 	&cmd_run_entry,
 	&cmd_result_entry,
 	&cmd_job_ls_entry,

@@ -380,6 +380,7 @@ extern const struct cmd_entry	cmd_machine_ls_entry;
 extern const struct cmd_entry	cmd_machine_approve_entry;
 extern const struct cmd_entry	cmd_machine_invite_entry;
 extern const struct cmd_entry	cmd_machine_rm_entry;
+extern const struct cmd_entry	cmd_machine_denied_entry;
 extern const struct cmd_entry	cmd_runner_join_entry;
 extern const struct cmd_entry	cmd_runner_serve_entry;
 extern const struct cmd_entry	cmd_runner_verify_entry;

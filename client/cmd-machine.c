@@ -22,6 +22,8 @@ static const struct cmd_opt cmd_machine_add_opts[] = {
 	    "(default: local)" },
 	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
 	{ "network", NULL, 0, "let jobs use the network (default: none)" },
+	{ "allow", "DOMAIN", OPT_MULTI, "let jobs reach DOMAIN through the "
+	    "runner's egress proxy; repeatable (default: none)" },
 	{ "kinds", "shell,python", 0, "the job kinds allowed (default: both)" },
 	{ "labels", "A,B", 0, "labels the runner is approved with (default: "
 	    "none)" },
@@ -534,4 +536,86 @@ out:
 const struct cmd_entry cmd_machine_rm_entry = {
 	"machine rm", "NAME", 1, 1, cmd_machine_rm_opts, 0, cmd_machine_rm_exec,
 	"close the machine's session and forget it"
+};
+
+static const struct cmd_opt cmd_machine_denied_opts[] = {
+	{ NULL, NULL, 0, NULL }
+};
+
+/* Print the egress attempts a report of the machine's runner lists. */
+static int
+machine_denied_event(struct csession *cs, const struct alx_view_event *ev,
+    void *arg)
+{
+	struct alx_json	*j = NULL;
+	struct alx_jw	 jw;
+	char		*meta = NULL, *job = NULL, *host = NULL, *when = NULL;
+	char		*why = NULL;
+	size_t		 len;
+	int		 d, arr, i, n, t, *count = arg;
+
+	if (ev->type != ALX_EV_ITEM || strcmp(ev->item.kind, "report") != 0 ||
+	    item_meta(cs, &ev->item, &meta, &len) != 0)
+		return 0;
+	if (alx_json_parse(&j, meta, len, NULL) != 0 ||
+	    (d = alx_json_obj_get(j, 0, "denied")) < 0 ||
+	    alx_json_get_str(j, d, "job", &job, 64) != 0 ||
+	    (arr = alx_json_obj_get(j, d, "entries")) < 0)
+		goto out;
+	n = alx_json_arr_len(j, arr);
+	for (i = 0; i < n; i++) {
+		t = alx_json_arr_at(j, arr, i);
+		if (alx_json_get_str(j, t, "host", &host, 256) != 0)
+			continue;
+		alx_json_get_str(j, t, "time", &when, 64);
+		alx_json_get_str(j, t, "reason", &why, 128);
+		(*count)++;
+		if (out_json()) {
+			out_obj_begin(&jw);
+			alx_jw_kstr(&jw, "job", job);
+			alx_jw_kstr(&jw, "name", host);
+			alx_jw_kstr(&jw, "time", when ? when : "");
+			alx_jw_kstr(&jw, "reason", why ? why : "");
+			out_obj_end(&jw);
+		} else {
+			printf("%s  %s  ", when ? when : "-", job);
+			out_safe(stdout, host, strlen(host));
+			printf("  %s\n", why ? why : "");
+		}
+		free(host);
+		free(when);
+		free(why);
+		host = when = why = NULL;
+	}
+out:
+	free(job);
+	alx_json_free(j);
+	free(meta);
+	return 0;
+}
+
+static int
+cmd_machine_denied_exec(struct client_ctx *ctx)
+{
+	struct csession	 cs;
+	char		*owner = NULL;
+	int		 r, count = 0;
+
+	if ((r = machine_open(ctx, ctx->args.pos[0], &cs, &owner)) == 0 &&
+	    (r = csess_replay(&cs, machine_denied_event, &count)) == 0 &&
+	    count == 0 && !out_json())
+		printf("no denied egress on %s\n", ctx->args.pos[0]);
+	csess_close(&cs);
+	if (owner != NULL) {
+		alx_wipe(owner, strlen(owner));
+		free(owner);
+	}
+	return r;
+}
+
+const struct cmd_entry cmd_machine_denied_entry = {
+	"machine denied", "NAME", 1, 1, cmd_machine_denied_opts, 0,
+	cmd_machine_denied_exec,
+	"list the network names the machine's egress proxy refused (job, "
+	"name, time)"
 };

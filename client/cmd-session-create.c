@@ -43,6 +43,9 @@ static const struct cmd_opt cmd_session_create_opts[] = {
 	{ "timeout", "SECONDS", 0, "longest job (default: 600; host-runner: "
 	    "1800)" },
 	{ "memory", "MB", 0, "job memory (default: 1024; host-runner: 4096)" },
+	{ "allow", "DOMAIN", OPT_MULTI, "jobs may reach DOMAIN (or .DOMAIN "
+	    "and its subdomains) through the runner's egress proxy; "
+	    "repeatable (default: no network)" },
 	{ "network", NULL, 0, "jobs may use the network (default: no "
 	    "network)" },
 	{ "item-max", "SIZE", 0, "largest item, like 25M (default: 25M; "
@@ -131,6 +134,32 @@ sc_private(struct client_ctx *ctx, int execute, int hr, struct alx_private *p)
 		return EXIT_USAGE;
 	p->limits.net_mode = args_has(a, "network") ? ALX_NET_FULL :
 	    ALX_NET_NONE;
+	/* --allow DOMAIN: egress through the runner's proxy, to these only. */
+	for (i = 0; (v = args_nth(a, "allow", i)) != NULL; i++) {
+		char **na;
+
+		if (alx_domain_valid(v) != 0)
+			return out_usage("--allow %s: a lowercase domain name, "
+			    "optionally with a leading dot (no IP, port, path "
+			    "or wildcard)", v);
+		if (args_has(a, "network"))
+			return out_usage("--allow and --network exclude each "
+			    "other");
+		na = reallocarray(p->limits.net_allow, i + 1, sizeof(char *));
+		if (na == NULL || (na[i] = strdup(v)) == NULL)
+			return EXIT_FAIL;
+		p->limits.net_allow = na;
+		p->limits.net_nallow = i + 1;
+		p->limits.net_mode = ALX_NET_ALLOW;
+	}
+	if (p->limits.net_nallow > 0) {
+		size_t kept;
+
+		alx_domain_list_normalize(p->limits.net_allow,
+		    p->limits.net_nallow, &kept);
+		while (p->limits.net_nallow > kept)
+			free(p->limits.net_allow[--p->limits.net_nallow]);
+	}
 	p->limits.return_out = 1;
 	for (i = 0; (v = args_nth(a, "package", i)) != NULL; i++) {
 		char **np = reallocarray(p->limits.packages, i + 1,
@@ -216,7 +245,15 @@ sc_print_limits_json(struct alx_jw *jw, const struct alx_manifest *m,
 		alx_jw_kint(jw, "timeout_s", p->limits.timeout_s);
 		alx_jw_kint(jw, "memory_mb", p->limits.memory_mb);
 		alx_jw_kstr(jw, "network", p->limits.net_mode == ALX_NET_FULL ?
-		    "full" : "none");
+		    "full" : p->limits.net_mode == ALX_NET_ALLOW ? "allow" :
+		    "none");
+		if (p->limits.net_mode == ALX_NET_ALLOW) {
+			alx_jw_key(jw, "allow");
+			alx_jw_arr_begin(jw);
+			for (i = 0; i < p->limits.net_nallow; i++)
+				alx_jw_str(jw, p->limits.net_allow[i]);
+			alx_jw_arr_end(jw);
+		}
 		alx_jw_key(jw, "packages");
 		alx_jw_arr_begin(jw);
 		for (i = 0; i < p->limits.npackages; i++)
@@ -250,7 +287,8 @@ sc_print_limits_text(const struct alx_manifest *m, const struct alx_private *p)
 	    p->limits.kinds == (ALX_JOBKIND_SHELL | ALX_JOBKIND_PYTHON) ?
 	    "," : "", (p->limits.kinds & ALX_JOBKIND_PYTHON) ? "python" : "",
 	    (long long)p->limits.timeout_s, (long long)p->limits.memory_mb,
-	    p->limits.net_mode == ALX_NET_FULL ? "full" : "none",
+	    p->limits.net_mode == ALX_NET_FULL ? "full" :
+	    p->limits.net_mode == ALX_NET_ALLOW ? "allow (egress proxy)" : "none",
 	    m->approve ? "on" : "off");
 	for (i = 0; i < p->limits.npackages; i++)
 		printf("  package       %s\n", p->limits.packages[i]);

@@ -151,7 +151,8 @@ show_text(struct csession *cs, const struct alx_manifest *m,
 		    (p->limits.kinds & ALX_JOBKIND_PYTHON) ? "python" : "",
 		    (long long)p->limits.timeout_s,
 		    (long long)p->limits.memory_mb,
-		    p->limits.net_mode == ALX_NET_FULL ? "full" : "none",
+		    p->limits.net_mode == ALX_NET_FULL ? "full" :
+	    p->limits.net_mode == ALX_NET_ALLOW ? "allow (egress proxy)" : "none",
 		    m->approve ? ", runners need approval" : "");
 	printf("\nroles:\n");
 	for (role = ALX_ROLE_SENDER; role < ALX_ROLE_COUNT; role++) {

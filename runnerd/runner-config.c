@@ -131,7 +131,7 @@ runner_cfg_set(struct runner_cfg *c, const char *name, const char *val,
 	if (strcmp(name, "allow") == 0) {
 		char	**nl;
 
-		if (!alx_domain_valid(val) || c->verify_nallow >= 64) {
+		if (alx_domain_valid(val) != ALX_OK || c->verify_nallow >= 64) {
 			if (asprintf(cause, "--allow %s: not a domain name",
 			    val) == -1)
 				*cause = NULL;

@@ -351,6 +351,56 @@ runner_env_json(struct runner *rn, const char *enforced, const char *tree)
 	return out;
 }
 
+/*
+ * A job's refused egress attempts, posted as a signed report so the owner
+ * reads them (airlox machine denied): job, name, time; at most what the
+ * proxy logged (it logs 200 a job and counts the rest).
+ */
+static void
+runner_post_denied(struct runner *rn, const struct runner_slot *sl,
+    uint64_t denied)
+{
+	struct item_post	 p;
+	struct alx_jw		 w;
+	char			**lines = NULL, *meta = NULL, *cause = NULL;
+	size_t			 n = 0, i, len;
+	uint64_t		 count = 0;
+
+	if (denied == 0 || runner_egress_denied(rn->statedir, sl->job.job_id,
+	    &lines, &n, &count) != ALX_OK)
+		return;
+	alx_jw_init(&w, ALX_META_MAX);
+	alx_jw_obj_begin(&w);
+	alx_jw_kint(&w, "v", ALX_PROTO_VERSION);
+	alx_jw_key(&w, "denied");
+	alx_jw_obj_begin(&w);
+	alx_jw_kstr(&w, "job", sl->job.job_id);
+	alx_jw_kint(&w, "count", (int64_t)denied);
+	alx_jw_key(&w, "entries");
+	alx_jw_arr_begin(&w);
+	for (i = 0; i < n && i < 200; i++)
+		alx_jw_raw(&w, lines[i], strlen(lines[i]));
+	alx_jw_arr_end(&w);
+	alx_jw_obj_end(&w);
+	alx_jw_obj_end(&w);
+	if (alx_jw_finish(&w, &meta, &len) == ALX_OK) {
+		memset(&p, 0, sizeof(p));
+		p.kind = "report";
+		p.meta = meta;
+		p.metalen = len;
+		p.fd = -1;
+		p.has_reply = 1;
+		memcpy(p.reply_to, sl->job.id, ALX_ID_LEN);
+		if (item_post(&rn->cs, &p, &cause) != ALX_OK)
+			log_warnx("egress: the denied report of job %s was not "
+			    "posted", sl->job.job_id);
+	}
+	alx_jw_free(&w);
+	free(meta);
+	free(cause);
+	runner_egress_lines_free(lines, n);
+}
+
 /* A job in a slot ended: its result, then the slot is free again. */
 static void
 runner_finish(struct runner *rn, struct runner_slot *sl)
@@ -393,6 +443,7 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 	}
 	runner_audit(&rn->audit, sl->job.id, sl->job.author, sl->author_name,
 	    "job", sandbox_status_name(res.status), NULL);
+	runner_post_denied(rn, sl, denied);
 	runner_out_free(&out);
 	free(env);
 	sandbox_result_free(&res);

@@ -57,6 +57,26 @@ is "$(stat -c %a "$XDG_CACHE_HOME/airlox/machines/box")" 700 \
 is "$(stat -c %a "$XDG_CACHE_HOME/airlox/machines/box/owner")" 600 \
     "its invites are 0600"
 
+# Egress: a session that allows one name; a denied name is recorded by the
+# runner's proxy and reaches the owner as a signed report.
+add net "$T/net.out" --yes --allow allowed.test
+join rs4
+wait "$ADD_PID"
+is $? 0 "a machine whose jobs may reach one name"
+airlox --json run --timeout 60s --on net -- \
+    'curl -s -m 10 -o /dev/null https://denied.test/; echo curl=$?' \
+    >"$T/net.json" 2>&1
+like "$(json_get "$T/net.json" 'j["stdout"]')" 'curl=[1-9]' \
+    "a job cannot reach a name the session does not allow"
+is "$(json_get "$T/net.json" 'j["env"].get("sandbox")')" local "(local sandbox)"
+i=0
+while [ $i -lt 50 ] && ! airlox machine denied net 2>/dev/null |
+    grep -q denied.test; do
+	i=$((i + 1)); sleep 0.2
+done
+like "$(airlox machine denied net)" 'denied\.test' \
+    "machine denied lists the refused name"
+
 # Off a terminal, without --yes: nothing is approved.
 add nope "$T/nope.out"
 join rs2
