@@ -70,6 +70,9 @@ static const struct runner_opt runner_opts[] = {
 	  "trust this CA for the relay" },
 	{ "insecure-http-host", NULL, NULL, "HOST",
 	  "allow plain http to HOST" },
+	{ "env-allow", "ENV_ALLOW", NULL, "A,B",
+	  "more variables passed to jobs from the runner's environment "
+	  "(besides LANG, LC_ALL, LC_CTYPE, TZ); credential names never are" },
 	{ "allow", NULL, NULL, "DOMAIN",
 	  "verify: probe the egress proxy's allow mode with DOMAIN allowed "
 	  "(repeatable; without it, verify probes mode none)" },
@@ -127,6 +130,7 @@ runner_cfg_set(struct runner_cfg *c, const char *name, const char *val,
 	STR("config", config)
 	STR("ca-file", ca_file)
 	STR("insecure-http-host", insecure_host)
+	STR("env-allow", env_allow)
 #undef STR
 	if (strcmp(name, "allow") == 0) {
 		char	**nl;
@@ -291,6 +295,7 @@ runner_cfg_free(struct runner_cfg *c)
 	free(c->config);
 	free(c->ca_file);
 	free(c->insecure_host);
+	free(c->env_allow);
 	while (c->verify_nallow > 0)
 		free(c->verify_allow[--c->verify_nallow]);
 	free(c->verify_allow);

@@ -23,10 +23,6 @@
 #include "sandbox.h"
 #include "runner-egress.h"
 
-/* Names copied from the runner's environment when set. */
-static const char *const runner_env_allow[] = {
-	"LANG", "LC_ALL", "LC_CTYPE", "TZ", NULL
-};
 
 static int
 runner_mkdir(const char *path)
@@ -109,7 +105,7 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
 	spec.workspace = rj->workdir;
 	spec.outdir = rj->outdir;
 	spec.job_id = rj->job_id;
-	spec.env_allow = runner_env_allow;
+	spec.env_allow = net->env_allow;
 	spec.limits = *lim;
 	spec.shim_path = shim;
 	/* One host uid per slot: concurrent jobs cannot signal each other. */

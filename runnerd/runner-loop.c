@@ -585,6 +585,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	memset(&net, 0, sizeof(net));
 	net.egress = rn->egress;
 	net.runner_network = rn->network;
+	net.env_allow = rn->env_allow;
 	memset(&priv, 0, sizeof(priv));
 	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK) {
 		if (priv.has_limits) {

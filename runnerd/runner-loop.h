@@ -33,6 +33,7 @@ struct runner {
 	const struct sandbox_backend	*be;
 	struct runner_egress		*egress;
 	int				 network;	/* --network */
+	const char			**env_allow;	/* NULL-ended */
 	const char			*shim;
 	struct runner_slot		*slots;
 	int				 nslots;

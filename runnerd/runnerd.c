@@ -172,6 +172,36 @@ runner_labels(struct runner *rn, const char *labels)
 	return ALX_OK;
 }
 
+/*
+ * The variables jobs get from the runner's environment: a short default
+ * list and the operator's additions; a credential name among those is
+ * never passed (the sandbox drops it), and said here.
+ */
+static void
+runner_env_list(struct runner *rn, const char *extra)
+{
+	static const char *const base[] = { "LANG", "LC_ALL", "LC_CTYPE",
+	    "TZ" };
+	char	*buf, *tok, *save = NULL, *p, warn[512];
+	size_t	 n = 0, i;
+
+	rn->env_allow = calloc(64 + 1, sizeof(char *));
+	if (rn->env_allow == NULL)
+		fatalx("out of memory");
+	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		rn->env_allow[n++] = base[i];
+	if (extra != NULL && (buf = strdup(extra)) != NULL) {
+		for (p = buf; n < 64 && (tok = strtok_r(p, ",", &save)) != NULL;
+		    p = NULL)
+			rn->env_allow[n++] = strdup(tok);
+		free(buf);
+	}
+	rn->env_allow[n] = NULL;
+	if (sandbox_env_allow_denied(rn->env_allow, warn, sizeof(warn)) > 0)
+		log_warnx("env-allow: %s are credentials and are never passed "
+		    "to jobs", warn);
+}
+
 /* What the sandbox enforces here; refuse weaker unless allowed. */
 static void
 runner_check_sandbox(struct runner *rn, const struct runner_cfg *cfg)
@@ -252,6 +282,7 @@ main(int argc, char **argv)
 	struct runner_cfg	 cfg;
 	struct runner		 rn;
 	char			*cause = NULL, *invite;
+	size_t			 i;
 	int			 r, verify = 0;
 
 	log_init("airlox-runnerd", LOG_LEVEL_INFO);
@@ -293,6 +324,7 @@ main(int argc, char **argv)
 	if (runner_egress_start(&rn.egress, NULL, rn.statedir, &cause) != 0)
 		fatalx("%s", cause ? cause : "the egress proxy did not start");
 	rn.network = cfg.network;
+	runner_env_list(&rn, cfg.env_allow);
 	if (cfg.name == NULL || !alx_name_valid(cfg.name))
 		fatalx("--name NAME is required ([a-z0-9][a-z0-9._-]*)");
 	if (runner_labels(&rn, cfg.labels) != ALX_OK)
@@ -340,6 +372,10 @@ main(int argc, char **argv)
 	free(rn.slots);
 	while (rn.me.nlabels > 0)
 		free(rn.me.labels[--rn.me.nlabels]);
+	/* The first four names are the static defaults. */
+	for (i = 4; rn.env_allow != NULL && rn.env_allow[i] != NULL; i++)
+		free((char *)rn.env_allow[i]);
+	free(rn.env_allow);
 	free(rn.me.labels);
 	alx_wipe(invite, strlen(invite));
 	free(invite);

@@ -78,6 +78,7 @@ struct runner_cfg {
 	char	*config;
 	char	*ca_file;
 	char	*insecure_host;
+	char	*env_allow;		/* A,B: more names passed to jobs */
 	int	 concurrency;
 	int	 grace_s;
 	int	 workspace;
@@ -155,6 +156,7 @@ struct runner_net {
 	char *const		 *allow;	/* its allow list */
 	size_t			  nallow;
 	int			  runner_network; /* started with --network */
+	const char *const	 *env_allow;	/* names passed from the runner */
 };
 int	runner_job_start(struct runner_job *, const struct sandbox_backend *,
 	    const struct sandbox_limits *, const char *shim, int slot,

@@ -32,7 +32,9 @@ create_session alice --mode execute --kinds shell,python --timeout 6 \
 ok $? "an execute session"
 
 start_runner() {
-	AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name box --labels cpu \
+	AIRLOX_INVITE="$RUNNER" MY_VISIBLE=shown GITHUB_TOKEN=canary-token \
+	    RUNNER_CANARY=canary-env "$RUNNERD" --name box --labels cpu \
+	    --env-allow MY_VISIBLE,GITHUB_TOKEN \
 	    --state-dir "$T/rstate" --work-root "$T/rwork" "$@" \
 	    >>"$T/runner.log" 2>&1 &
 	RUNNER_PID=$!
@@ -66,6 +68,17 @@ like "$(cat "$T/r1.out")" '^\$WORK$' "the work folder is redacted to \$WORK"
 like "$(cat "$T/r1.out")" '^\$AIRLOX_OUT$' "the out folder is redacted"
 like "$(cat "$T/r1.err")" 'completed · exit 3 .* signed by runner box' \
     "the footer after the signature checks"
+
+INV=$SENDER ax bob run --timeout 60s --on box -- env >"$T/env.out" 2>&1
+like "$(cat "$T/env.out")" '^MY_VISIBLE=shown$' \
+    "a variable the operator allowed reaches the job"
+if grep -q 'canary' "$T/env.out"; then
+	ok 1 "no credential or other runner variable reaches the job"
+else
+	ok 0 "no credential or other runner variable reaches the job"
+fi
+like "$(cat "$T/runner.log")" 'env-allow: .*GITHUB_TOKEN.* never passed' \
+    "the runner warns about a credential name in its allow list"
 
 INV=$SENDER ax bob --json run --timeout 60s --on box -- \
     'echo one > "$AIRLOX_OUT/a.txt"; echo two > "$AIRLOX_OUT/b.txt"; head -c 3000000 /dev/zero | cat > /dev/null' \
