@@ -43,6 +43,8 @@ struct machine_wait {
 	const char			*name;
 	const struct alx_view_member	*m;
 	int				 has_report;
+	int				 announced;	/* its announcement seen */
+	int				 network;	/* started with --network */
 	int64_t				 pass, fail, skip;
 	char				 failed[512];
 };
@@ -101,6 +103,10 @@ machine_join_event(struct csession *cs, const struct alx_view_event *ev,
 	if (ev->type == ALX_EV_ITEM && w->m != NULL && ev->member == w->m &&
 	    strcmp(ev->item.kind, "report") == 0)
 		machine_read_report(cs, ev, w);
+	if (ev->type == ALX_EV_ANNOUNCE && w->m != NULL && ev->member == w->m) {
+		w->announced = 1;
+		w->network = ev->announce.network;
+	}
 	return w->m != NULL && w->has_report ? 1 : 0;
 }
 
@@ -244,6 +250,11 @@ cmd_machine_add_exec(struct client_ctx *ctx)
 		if (w.fail > 0)
 			out_text("failed: %s\n", w.failed);
 	}
+	if (w.announced)
+		out_text("runner %s was started %s\n", name, w.network ?
+		    "WITH --network: a session that allows full network gives "
+		    "its jobs the host's network" : "without --network: its "
+		    "jobs never get the host's network");
 	if (w.has_report && w.fail > 0 && !args_has(&ctx->args, "accept-weaker")) {
 		r = out_fail(ALX_ERR_NOT_ALLOWED, "the runner's verify report "
 		    "has %lld FAIL(s); not approved (--accept-weaker approves "

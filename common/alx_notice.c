@@ -252,6 +252,9 @@ alx_announce_sign(struct alx_announce *a, const struct alx_signkey *k)
 	alx_jw_arr_end(&w);
 	alx_jw_kstr(&w, "sandbox", a->sandbox);
 	alx_jw_kstr(&w, "version", a->version);
+	/* Only when true: a runner that allows "full" network says so. */
+	if (a->network)
+		alx_jw_kbool(&w, "network", 1);
 	alx_jw_kint(&w, "time", a->time);
 	return notice_seal(&a->obj, "announce", &w, k);
 }
@@ -339,6 +342,9 @@ notice_announce_body(const struct alx_json *j, struct alx_announce *a,
 	    sizeof(a->version))) != 0 ||
 	    (r = alx_json_get_int(j, 0, "time", &a->time, 0,
 	    ALX_JSON_INT_MAX)) != 0)
+		return r;
+	if (alx_json_has(j, 0, "network") &&
+	    (r = alx_json_get_bool(j, 0, "network", &a->network)) != 0)
 		return r;
 	return notice_announce_valid(a);
 }

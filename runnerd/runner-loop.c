@@ -747,6 +747,7 @@ runner_announce(struct runner *rn)
 	a.kinds = rn->me.kinds;
 	snprintf(a.sandbox, sizeof(a.sandbox), "%s", rn->be->name);
 	snprintf(a.version, sizeof(a.version), "%s", ALX_VERSION_STRING);
+	a.network = rn->network;
 	a.time = http_now(&rn->cs.http);
 	r = alx_announce_sign(&a, &rn->cs.me.sk);
 	a.labels = NULL;

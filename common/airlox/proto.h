@@ -470,6 +470,7 @@ struct alx_announce {
 	unsigned  kinds;		/* ALX_JOBKIND_* */
 	char	  sandbox[16];
 	char	  version[32];
+	int	  network;	/* started with --network: full network possible */
 	int64_t	  time;
 	struct alx_signed obj;
 };

@@ -43,6 +43,8 @@ wait "$ADD_PID"
 is $? 0 "machine add approves the runner that joined"
 like "$(cat "$T/add.out")" 'verify report of runner box: [0-9]+ passed, 0 failed' \
     "the runner's signed verify report is shown before approval"
+like "$(cat "$T/add.out")" 'runner box was started without --network' \
+    "the owner sees that the runner does not give jobs the host's network"
 airlox run --timeout 60s --on box -- 'echo on the box' >"$T/run.out" 2>&1
 ok $? "airlox run --on box uses the machine kept here"
 like "$(cat "$T/run.out")" '^on the box$' "the job ran on the machine"

@@ -296,7 +296,7 @@ test_announce(void)
 	    strcmp(b.labels[1], "pool.a") == 0 && b.slots == 2 &&
 	    b.kinds == a.kinds && strcmp(b.sandbox, "docker") == 0 &&
 	    strcmp(b.version, "0.1.0") == 0 && b.time == T0 &&
-	    memcmp(b.runner, a.runner, ALX_FP_LEN) == 0,
+	    b.network == 0 && memcmp(b.runner, a.runner, ALX_FP_LEN) == 0,
 	    "announce: fields");
 	alx_announce_free(&b);
 	ok(b.labels == NULL && b.obj.raw == NULL, "announce: free clears");
@@ -306,6 +306,18 @@ test_announce(void)
 	    runner.pk), ALX_ERR_WRONG_SESSION, "announce: other session");
 	is_int(flips_that_open(&a.obj, announce_open_fn), 0,
 	    "announce: every signature bit flip refused");
+	alx_signed_free(&a.obj);
+
+	/* A runner started with --network says so, signed. */
+	announce_fill(&a, labels, 2);
+	a.network = 1;
+	is_int(alx_announce_sign(&a, &runner), 0, "announce: sign, network");
+	ok(strstr((char *)a.obj.body, "\"version\":\"0.1.0\",\"network\":"
+	    "true,\"time\"") != NULL, "announce: network member written");
+	is_int(alx_announce_open(&b, a.obj.raw, a.obj.raw_len, sid,
+	    runner.pk), 0, "announce: open, network");
+	ok(b.network == 1, "announce: network read back");
+	alx_announce_free(&b);
 	alx_signed_free(&a.obj);
 
 	/* Sign-side checks. */
