@@ -564,19 +564,15 @@ alx_manifest_private_key(const struct alx_manifest *m,
 {
 	static const char	dom[] = "airlox/v1/private";
 	uint8_t			salt[8];
-	uint64_t		v;
 	size_t			n = 0;
-	int			i;
 
-	v = (uint64_t)m->ver;
-	for (i = 0; i < 8; i++)
-		salt[i] = (uint8_t)(v >> (56 - 8 * i));
+	alx_be64(salt, (uint64_t)m->ver);
 	memcpy(aad, dom, sizeof(dom));
 	n = sizeof(dom);
 	memcpy(aad + n, alx_manifest_ctx_sid(m), ALX_SID_LEN);
 	n += ALX_SID_LEN;
-	for (i = 0; i < 8; i++)
-		aad[n++] = (uint8_t)((uint64_t)m->epoch >> (56 - 8 * i));
+	alx_be64(aad + n, (uint64_t)m->epoch);
+	n += 8;
 	memcpy(aad + n, salt, 8);
 	n += 8;
 	*aadlen = n;

@@ -105,9 +105,7 @@ alx_wrap_ctx_manifest(uint8_t *ctx, const uint8_t sid[ALX_SID_LEN],
     int64_t epoch)
 {
 	static const char	dom[] = "manifest";
-	uint64_t		e = (uint64_t)epoch;
 	size_t			n = 0;
-	int			i;
 
 	memcpy(ctx, dom, sizeof(dom));		/* with its 0x00 */
 	n += sizeof(dom);
@@ -116,9 +114,8 @@ alx_wrap_ctx_manifest(uint8_t *ctx, const uint8_t sid[ALX_SID_LEN],
 	else
 		memset(ctx + n, 0, ALX_SID_LEN);
 	n += ALX_SID_LEN;
-	for (i = 7; i >= 0; i--)
-		ctx[n++] = (uint8_t)(e >> (8 * i));
-	return n;
+	alx_be64(ctx + n, (uint64_t)epoch);
+	return n + 8;
 }
 
 size_t
