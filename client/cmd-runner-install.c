@@ -2,9 +2,11 @@
  * cmd-runner-install.c: "airlox runner install-service": receive the
  * runner invite (--code, or AIRLOX_INVITE), keep it in the runner's state
  * dir, and write and enable a systemd user unit that runs airlox-runnerd
- * with the options given and the PATH this command ran with. The unit is
- * contrib/systemd/airlox-runner.service, filled in (runner-unit.h is made
- * from it at build time, so the two cannot drift apart).
+ * with the options given and the PATH this command ran with, or (--launchd,
+ * the default on macOS) a launchd agent. The unit is
+ * contrib/systemd/airlox-runner.service and the agent
+ * contrib/launchd/org.airlox.runnerd.plist.in, filled in (runner-unit.h and
+ * runner-plist.h are made from them at build time, so they cannot drift).
  */
 #include "config.h"
 
@@ -25,6 +27,7 @@
 #include "client.h"
 #include "client-job.h"
 #include "runner-unit.h"
+#include "runner-plist.h"
 
 static const struct cmd_opt cmd_runner_install_opts[] = {
 	{ "code", "CODE", 0, "receive the runner invite with a one-time code" },
@@ -34,24 +37,41 @@ static const struct cmd_opt cmd_runner_install_opts[] = {
 	{ "workspace", NULL, 0, "keep a workspace per sender between jobs" },
 	{ "state-dir", "DIR", 0, "the runner's state dir (default: "
 	    "$XDG_STATE_HOME/airlox)" },
-	{ "no-enable", NULL, 0, "write the unit, but do not run systemctl" },
+	{ "launchd", NULL, 0, "write a launchd agent instead of a systemd "
+	    "unit (the default on macOS)" },
+	{ "no-enable", NULL, 0, "write the unit or agent, but do not run "
+	    "systemctl or launchctl" },
 	{ NULL, NULL, 0, NULL }
 };
 
+/* The user's home directory: $HOME when absolute, else the passwd entry. */
 static int
-install_home(char *out, size_t len, const char *xdg, const char *sub)
+install_homedir(char *out, size_t len)
 {
-	const char	*v = getenv(xdg), *home = getenv("HOME");
+	const char	*home = getenv("HOME");
 	struct passwd	*pw;
 
-	if (v != NULL && v[0] == '/')
-		return (size_t)snprintf(out, len, "%s", v) < len ? 0 :
-		    ALX_ERR_TOO_LARGE;
 	if (home == NULL || home[0] != '/') {
 		if ((pw = getpwuid(geteuid())) == NULL)
 			return ALX_ERR_IO;
 		home = pw->pw_dir;
 	}
+	return (size_t)snprintf(out, len, "%s", home) < len ? 0 :
+	    ALX_ERR_TOO_LARGE;
+}
+
+/* $xdg when it is absolute, else ~/sub. */
+static int
+install_home(char *out, size_t len, const char *xdg, const char *sub)
+{
+	const char	*v = getenv(xdg);
+	char		 home[PATH_MAX];
+
+	if (v != NULL && v[0] == '/')
+		return (size_t)snprintf(out, len, "%s", v) < len ? 0 :
+		    ALX_ERR_TOO_LARGE;
+	if (install_homedir(home, sizeof(home)) != 0)
+		return ALX_ERR_IO;
 	return (size_t)snprintf(out, len, "%s/%s", home, sub) < len ? 0 :
 	    ALX_ERR_TOO_LARGE;
 }
@@ -91,34 +111,47 @@ install_quote(struct alx_buf *b, const char *s)
 	alx_buf_addc(b, '"');
 }
 
-/* Fill the template's @NAME@ placeholders. */
+/* Text for an XML (property list) string element. */
+static void
+install_xml(struct alx_buf *b, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '&')
+			alx_buf_addstr(b, "&amp;");
+		else if (*s == '<')
+			alx_buf_addstr(b, "&lt;");
+		else if (*s == '>')
+			alx_buf_addstr(b, "&gt;");
+		else
+			alx_buf_addc(b, (uint8_t)*s);
+	}
+}
+
+/* A template's @NAME@ placeholder and what replaces it. */
+struct install_sub {
+	const char	*name;		/* "@PATH@" */
+	const char	*value;
+};
+
+/* Fill a template's placeholders; an unknown @ is kept as it is. */
 static char *
-install_fill(const char *runnerd, const char *state, const char *args,
-    const char *path)
+install_fill(const char *tmpl, const struct install_sub *subs, size_t n)
 {
 	struct alx_buf	 b;
-	const char	*p = runner_unit_template, *at;
+	const char	*p = tmpl, *at;
+	size_t		 i, len;
 
 	alx_buf_init(&b, 64 * 1024);
 	while ((at = strchr(p, '@')) != NULL) {
 		alx_buf_add(&b, p, (size_t)(at - p));
-		if (strncmp(at, "@PATH@", 6) == 0) {
-			alx_buf_addstr(&b, runnerd);
-			p = at + 6;
-		} else if (strncmp(at, "@STATE_DIR@", 11) == 0) {
-			struct alx_buf	q;
-
-			alx_buf_init(&q, PATH_MAX * 2 + 8);
-			install_quote(&q, state);
-			alx_buf_add(&b, q.data + 1, q.len - 1);
-			alx_buf_free(&q);
-			p = at + 11;
-		} else if (strncmp(at, "@ARGS@", 6) == 0) {
-			alx_buf_addstr(&b, args);
-			p = at + 6;
-		} else if (strncmp(at, "@ENVPATH@", 9) == 0) {
-			alx_buf_addstr(&b, path);
-			p = at + 9;
+		for (i = 0; i < n; i++) {
+			len = strlen(subs[i].name);
+			if (strncmp(at, subs[i].name, len) == 0)
+				break;
+		}
+		if (i < n) {
+			alx_buf_addstr(&b, subs[i].value);
+			p = at + len;
 		} else {
 			alx_buf_addc(&b, '@');
 			p = at + 1;
@@ -128,8 +161,9 @@ install_fill(const char *runnerd, const char *state, const char *args,
 	return (char *)alx_buf_steal(&b, NULL);
 }
 
+/* Run a program and wait for it: its exit status, or -1. */
 static int
-install_systemctl(const char *verb, const char *unit)
+install_spawn(char *const argv[])
 {
 	pid_t	pid;
 	int	st;
@@ -137,8 +171,7 @@ install_systemctl(const char *verb, const char *unit)
 	if ((pid = fork()) == -1)
 		return -1;
 	if (pid == 0) {
-		execlp("systemctl", "systemctl", "--user", verb, "--now", unit,
-		    (char *)NULL);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) == -1)
@@ -147,49 +180,263 @@ install_systemctl(const char *verb, const char *unit)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/*
+ * The options the service passes to airlox-runnerd, after --state-dir
+ * (the launchd template names the sandbox itself: with_sandbox 0).
+ */
+static size_t
+install_options(struct client_ctx *ctx, int with_sandbox, const char *opts[],
+    size_t max)
+{
+	static const char *const valued[] = {
+		"labels", "concurrency", "sandbox", NULL
+	};
+	static const char *const flags[] = { "--labels", "--concurrency",
+		"--sandbox" };
+	const char	*v;
+	size_t		 n = 0, i;
+
+	opts[n++] = "--name";
+	opts[n++] = ctx->name;
+	for (i = 0; valued[i] != NULL && n + 2 <= max; i++) {
+		if ((v = args_get(&ctx->args, valued[i])) == NULL ||
+		    (!with_sandbox && strcmp(valued[i], "sandbox") == 0))
+			continue;
+		opts[n++] = flags[i];
+		opts[n++] = v;
+	}
+	if (args_has(&ctx->args, "workspace") && n < max)
+		opts[n++] = "--workspace";
+	return n;
+}
+
+/* Write a file 0644 (the unit or agent), saying where. */
+static int
+install_write(const char *dir, const char *name, const char *text,
+    char *path, size_t len)
+{
+	int	r;
+
+	if (install_mkdirs(dir, 0755) != 0)
+		return out_fail(ALX_ERR_IO, "cannot make %s", dir);
+	if ((size_t)snprintf(path, len, "%s/%s", dir, name) >= len)
+		return out_fail(ALX_ERR_TOO_LARGE, "%s: path too long", dir);
+	if ((r = cache_write_file(path, text, strlen(text))) != 0 ||
+	    chmod(path, 0644) != 0)
+		return out_fail(ALX_ERR_IO, "cannot write %s", path);
+	printf("wrote %s\n", path);
+	return 0;
+}
+
+/* systemd: ~/.config/systemd/user/airlox-runner.service, then enable it. */
+static int
+install_systemd(struct client_ctx *ctx, const char *runnerd,
+    const char *state, const char *opts[], size_t nopts)
+{
+	struct alx_buf		 args, st;
+	struct install_sub	 subs[4];
+	const char		*pathenv = getenv("PATH");
+	char			*systemctl[] = { "systemctl", "--user", "enable",
+				    "--now", "airlox-runner.service", NULL };
+	char			 conf[PATH_MAX], dir[PATH_MAX], unit[PATH_MAX];
+	char			*text;
+	size_t			 i;
+	int			 r;
+
+	if (install_home(conf, sizeof(conf), "XDG_CONFIG_HOME", ".config") != 0)
+		return out_fail(ALX_ERR_IO, "no home directory");
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/systemd/user", conf) >=
+	    sizeof(dir))
+		return out_fail(ALX_ERR_TOO_LARGE, "%s: path too long", conf);
+	alx_buf_init(&args, 8192);
+	for (i = 0; i < nopts; i++)
+		install_quote(&args, opts[i]);
+	alx_buf_init(&st, PATH_MAX * 2 + 8);
+	install_quote(&st, state);
+	alx_buf_addc(&args, '\0');
+	alx_buf_addc(&st, '\0');
+	subs[0].name = "@PATH@";	subs[0].value = runnerd;
+	subs[1].name = "@STATE_DIR@";	subs[1].value = (char *)st.data + 1;
+	subs[2].name = "@ARGS@";	subs[2].value = (char *)args.data + 1;
+	subs[3].name = "@ENVPATH@";
+	subs[3].value = pathenv != NULL ? pathenv : "/usr/bin:/bin";
+	text = install_fill(runner_unit_template, subs, 4);
+	alx_buf_free(&args);
+	alx_buf_free(&st);
+	if (text == NULL)
+		return out_fail(ALX_ERR_NOMEM, "out of memory");
+	r = install_write(dir, "airlox-runner.service", text, unit,
+	    sizeof(unit));
+	free(text);
+	if (r != 0)
+		return r;
+	if (args_has(&ctx->args, "no-enable"))
+		;
+	else if (install_spawn(systemctl) == 0)
+		printf("enabled and started: systemctl --user status "
+		    "airlox-runner\n");
+	else
+		printf("systemctl --user did not enable it here; run:\n"
+		    "  systemctl --user daemon-reload\n"
+		    "  systemctl --user enable --now airlox-runner\n");
+	printf("For the full limits (memory and process caps for every job), "
+	    "run the runner as a system service instead: see "
+	    "airlox-runnerd.service in airlox-runnerd(8).\n");
+	return 0;
+}
+
+/*
+ * The agent template without its opening comment, which names the
+ * placeholders (filled in there, they would break the XML: "--" is not
+ * allowed in a comment).
+ */
+static const char *
+install_plist_body(struct alx_buf *b)
+{
+	const char	*t = runner_plist_template, *c, *e;
+
+	alx_buf_init(b, sizeof(runner_plist_template) + 128);
+	if ((c = strstr(t, "<!--")) == NULL ||
+	    (e = strstr(c, "-->")) == NULL)
+		alx_buf_addstr(b, t);
+	else {
+		alx_buf_add(b, t, (size_t)(c - t));
+		alx_buf_addstr(b, "<!-- Written by airlox runner "
+		    "install-service; see airlox(1). -->");
+		alx_buf_addstr(b, e + 3);
+	}
+	alx_buf_addc(b, '\0');
+	return (const char *)b->data;
+}
+
+/* launchd: ~/Library/LaunchAgents/org.airlox.runnerd.plist, bootstrapped. */
+static int
+install_launchd(struct client_ctx *ctx, const char *runnerd,
+    const char *state, const char *opts[], size_t nopts)
+{
+	struct alx_buf		 args, path, st, log, body;
+	struct install_sub	 subs[4];
+	char			 home[PATH_MAX], dir[PATH_MAX], plist[PATH_MAX];
+	char			 logpath[PATH_MAX], logdir[PATH_MAX], domain[32];
+	char			*launchctl[] = { "launchctl", "bootstrap", domain,
+				    plist, NULL };
+	char			*text;
+	size_t			 i;
+	int			 r;
+
+	if (install_homedir(home, sizeof(home)) != 0)
+		return out_fail(ALX_ERR_IO, "no home directory");
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/Library/LaunchAgents",
+	    home) >= sizeof(dir) || (size_t)snprintf(logpath,
+	    sizeof(logpath), "%s/Library/Logs/airlox-runnerd.log", home) >=
+	    sizeof(logpath))
+		return out_fail(ALX_ERR_TOO_LARGE, "%s: path too long", home);
+	snprintf(logdir, sizeof(logdir), "%s", logpath);
+	*strrchr(logdir, '/') = '\0';
+	if (install_mkdirs(logdir, 0755) != 0)
+		return out_fail(ALX_ERR_IO, "cannot make %s", logdir);
+	alx_buf_init(&args, 8192);
+	for (i = 0; i < nopts; i++) {
+		alx_buf_addstr(&args, i > 0 ? "\n\t\t<string>" :
+		    "\t\t<string>");
+		install_xml(&args, opts[i]);
+		alx_buf_addstr(&args, "</string>");
+	}
+	alx_buf_init(&path, PATH_MAX);
+	alx_buf_init(&st, PATH_MAX);
+	alx_buf_init(&log, PATH_MAX);
+	install_xml(&path, runnerd);
+	install_xml(&st, state);
+	install_xml(&log, logpath);
+	alx_buf_addc(&args, '\0');
+	alx_buf_addc(&path, '\0');
+	alx_buf_addc(&st, '\0');
+	alx_buf_addc(&log, '\0');
+	subs[0].name = "@PATH@";	subs[0].value = (char *)path.data;
+	subs[1].name = "@STATE_DIR@";	subs[1].value = (char *)st.data;
+	subs[2].name = "@ARGS@";	subs[2].value = (char *)args.data;
+	subs[3].name = "@LOG@";		subs[3].value = (char *)log.data;
+	text = install_fill(install_plist_body(&body), subs, 4);
+	alx_buf_free(&body);
+	alx_buf_free(&args);
+	alx_buf_free(&path);
+	alx_buf_free(&st);
+	alx_buf_free(&log);
+	if (text == NULL)
+		return out_fail(ALX_ERR_NOMEM, "out of memory");
+	r = install_write(dir, "org.airlox.runnerd.plist", text, plist,
+	    sizeof(plist));
+	free(text);
+	if (r != 0)
+		return r;
+	snprintf(domain, sizeof(domain), "gui/%u", (unsigned)geteuid());
+	if (args_has(&ctx->args, "no-enable"))
+		;
+	else if (install_spawn(launchctl) == 0)
+		printf("loaded: launchctl print %s/org.airlox.runnerd\n",
+		    domain);
+	else
+		printf("launchctl did not load it here; run:\n"
+		    "  launchctl bootstrap %s %s\n", domain, plist);
+	return 0;
+}
+
+/* airlox-runnerd, found as runner join finds it, by full path. */
+static int
+install_find_runnerd(char *runnerd, size_t len)
+{
+	char	self[PATH_MAX];
+	ssize_t	n;
+
+	runnerd[0] = '\0';
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+		return -1;
+	self[n] = '\0';
+	snprintf(runnerd, len, "%s/airlox-runnerd", dirname(self));
+	if (access(runnerd, X_OK) != 0 &&
+	    (size_t)snprintf(runnerd, len, "%s/../runnerd/airlox-runnerd",
+	    self) >= len)
+		runnerd[0] = '\0';
+	if (access(runnerd, X_OK) != 0 || realpath(runnerd, self) == NULL) {
+		runnerd[0] = '\0';
+		return -1;
+	}
+	snprintf(runnerd, len, "%s", self);
+	return 0;
+}
+
 static int
 cmd_runner_install_exec(struct client_ctx *ctx)
 {
-	struct alx_buf	 args;
-	const char	*v, *pathenv = getenv("PATH");
-	char		 state[PATH_MAX], conf[PATH_MAX], unitdir[PATH_MAX];
-	char		 unit[PATH_MAX + 32], invpath[PATH_MAX + 16];
-	char		 runnerd[PATH_MAX], self[PATH_MAX];
-	char		*invite = NULL, *text = NULL;
-	ssize_t		 n;
-	int		 r;
+	const char	*v, *opts[16];
+	char		 state[PATH_MAX], invpath[PATH_MAX + 16];
+	char		 runnerd[PATH_MAX];
+	char		*invite = NULL;
+	size_t		 nopts;
+	int		 r, launchd;
 
+#ifdef __APPLE__
+	launchd = 1;
+#else
+	launchd = args_has(&ctx->args, "launchd");
+#endif
 	if (ctx->name == NULL || !alx_name_valid(ctx->name))
 		return out_usage("runner install-service: --name NAME is "
 		    "required ([a-z0-9][a-z0-9._-]*)");
-	/* airlox-runnerd, found as runner join finds it, by full path. */
-	runnerd[0] = '\0';
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
-		self[n] = '\0';
-		snprintf(runnerd, sizeof(runnerd), "%s/airlox-runnerd",
-		    dirname(self));
-		if (access(runnerd, X_OK) != 0 &&
-		    (size_t)snprintf(runnerd, sizeof(runnerd),
-		    "%s/../runnerd/airlox-runnerd", self) >= sizeof(runnerd))
-			runnerd[0] = '\0';
-		if (access(runnerd, X_OK) != 0 ||
-		    realpath(runnerd, self) == NULL)
-			runnerd[0] = '\0';
-		else
-			snprintf(runnerd, sizeof(runnerd), "%s", self);
-	}
-	if (runnerd[0] == '\0')
+	if (install_find_runnerd(runnerd, sizeof(runnerd)) != 0)
 		return out_fail(ALX_ERR_NOT_FOUND, "airlox-runnerd is not "
 		    "installed beside airlox");
 	if ((v = args_get(&ctx->args, "state-dir")) != NULL)
 		snprintf(state, sizeof(state), "%s", v);
-	else if (install_home(state, sizeof(state) - 8, "XDG_STATE_HOME",
+	else if (launchd) {
+		if (install_homedir(state, sizeof(state) - 40) != 0)
+			return out_fail(ALX_ERR_IO, "no home directory");
+		strcat(state, "/Library/Application Support/airlox");
+	} else if (install_home(state, sizeof(state) - 8, "XDG_STATE_HOME",
 	    ".local/state") != 0)
 		return out_fail(ALX_ERR_IO, "no home directory");
 	else
 		strcat(state, "/airlox");
-	if (install_home(conf, sizeof(conf), "XDG_CONFIG_HOME", ".config") != 0)
-		return out_fail(ALX_ERR_IO, "no home directory");
 	/* The invite: received now, kept where the runner looks for it. */
 	if ((v = args_get(&ctx->args, "code")) != NULL) {
 		if ((r = code_receive(ctx, v, &invite)) != 0)
@@ -199,6 +446,8 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 	else
 		return out_usage("give --code CODE, or the runner invite in "
 		    "AIRLOX_INVITE");
+	if (invite == NULL)
+		return out_fail(ALX_ERR_NOMEM, "out of memory");
 	if (install_mkdirs(state, 0700) != 0) {
 		r = out_fail(ALX_ERR_IO, "cannot make %s", state);
 		goto out;
@@ -208,65 +457,27 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 		r = out_fail(r, "cannot keep the invite in %s", invpath);
 		goto out;
 	}
-	alx_buf_init(&args, 8192);
-	install_quote(&args, "--name");
-	install_quote(&args, ctx->name);
-	if ((v = args_get(&ctx->args, "labels")) != NULL) {
-		install_quote(&args, "--labels");
-		install_quote(&args, v);
-	}
-	if ((v = args_get(&ctx->args, "concurrency")) != NULL) {
-		install_quote(&args, "--concurrency");
-		install_quote(&args, v);
-	}
-	if ((v = args_get(&ctx->args, "sandbox")) != NULL) {
-		install_quote(&args, "--sandbox");
-		install_quote(&args, v);
-	}
-	if (args_has(&ctx->args, "workspace"))
-		install_quote(&args, "--workspace");
-	text = install_fill(runnerd, state, args.len ? (char *)args.data + 1 :
-	    "", pathenv != NULL ? pathenv : "/usr/bin:/bin");
-	alx_buf_free(&args);
-	if (text == NULL || (size_t)snprintf(unitdir, sizeof(unitdir),
-	    "%s/systemd/user", conf) >= sizeof(unitdir) ||
-	    install_mkdirs(unitdir, 0755) != 0) {
-		r = out_fail(ALX_ERR_IO, "cannot make %s", unitdir);
+	if (launchd && (v = args_get(&ctx->args, "sandbox")) != NULL &&
+	    strcmp(v, "process") != 0) {
+		r = out_usage("--launchd: the agent runs jobs in the process "
+		    "sandbox (macOS has no other)");
 		goto out;
 	}
-	snprintf(unit, sizeof(unit), "%s/airlox-runner.service", unitdir);
-	if ((r = cache_write_file(unit, text, strlen(text))) != 0 ||
-	    chmod(unit, 0644) != 0) {
-		r = out_fail(ALX_ERR_IO, "cannot write %s", unit);
-		goto out;
-	}
-	printf("wrote %s\n", unit);
-	if (args_has(&ctx->args, "no-enable"))
-		r = 0;
-	else if (install_systemctl("enable", "airlox-runner.service") == 0) {
-		printf("enabled and started: systemctl --user status "
-		    "airlox-runner\n");
-		r = 0;
-	} else {
-		printf("systemctl --user did not enable it here; run:\n"
-		    "  systemctl --user daemon-reload\n"
-		    "  systemctl --user enable --now airlox-runner\n");
-		r = 0;
-	}
-	printf("For the full limits (memory and process caps for every job), "
-	    "run the runner as a system service instead: see "
-	    "airlox-runnerd.service in airlox-runnerd(8).\n");
+	nopts = install_options(ctx, !launchd, opts,
+	    sizeof(opts) / sizeof(opts[0]));
+	if (launchd)
+		r = install_launchd(ctx, runnerd, state, opts, nopts);
+	else
+		r = install_systemd(ctx, runnerd, state, opts, nopts);
 out:
-	if (invite != NULL) {
-		alx_wipe(invite, strlen(invite));
-		free(invite);
-	}
-	free(text);
+	alx_wipe(invite, strlen(invite));
+	free(invite);
 	return r;
 }
 
 const struct cmd_entry cmd_runner_install_entry = {
 	"runner install-service", "", 0, 0, cmd_runner_install_opts,
 	CMD_PARTICIPANT, cmd_runner_install_exec,
-	"install the runner as a systemd user service (with the PATH of now)"
+	"install the runner as a systemd user service (with the PATH of now) "
+	"or a launchd agent"
 };

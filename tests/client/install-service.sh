@@ -33,4 +33,35 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 else
 	skip "systemd-analyze verify accepts the unit" "no systemd-analyze"
 fi
+
+# --launchd: the agent the macOS path writes, filled from
+# contrib/launchd/org.airlox.runnerd.plist.in, is a property list that
+# starts the runner with the options, each one argument.
+H2=$T/home2
+mkdir -p "$H2"
+HOME=$H2 AIRLOX_INVITE=$RUNNER "$AIRLOX" runner install-service --name box \
+    --labels 'gpu&cpu' --workspace --launchd --no-enable >"$T/out2" 2>&1
+ok $? "install-service --launchd --no-enable exits 0"
+P=$H2/Library/LaunchAgents/org.airlox.runnerd.plist
+S="$H2/Library/Application Support/airlox"
+is "$(cat "$S/invite")" "$RUNNER" "the invite is kept in Application Support/airlox"
+is "$(stat -c %a "$S/invite")" 600 "... 0600"
+python3 - "$P" "$S" "$(dirname "$AIRLOX")" >"$T/plist" 2>&1 <<'PY'
+import plistlib, sys
+p = plistlib.load(open(sys.argv[1], "rb"))
+a = p["ProgramArguments"]
+assert a[0].endswith("/airlox-runnerd") and a[0].startswith("/"), a[0]
+assert a[1:3] == ["--state-dir", sys.argv[2]], a
+assert a[3:5] == ["--sandbox", "process"], a
+assert a[5:] == ["--name", "box", "--labels", "gpu&cpu", "--workspace"], a
+assert p["StandardErrorPath"].endswith("/Library/Logs/airlox-runnerd.log")
+print("plist ok")
+PY
+st=$?
+ok $st "the agent is a property list running airlox-runnerd with the options"
+[ $st -eq 0 ] || sed 's/^/#   /' "$T/plist"
+HOME=$H2 AIRLOX_INVITE=$RUNNER "$AIRLOX" runner install-service --name box \
+    --launchd --sandbox local --no-enable >"$T/out3" 2>&1
+is $? 2 "--launchd refuses a sandbox other than process (usage, exit 2)"
+like "$(cat "$T/out3")" "process sandbox" "... and says why"
 done_testing

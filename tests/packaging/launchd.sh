@@ -19,9 +19,12 @@ try:
     ok(True, "the template is well-formed XML")
 except Exception as e:
     ok(False, "the template is well-formed XML (%s)" % e)
-ok(set(re.findall(rb"@([A-Z_]+)@", src)) == {b"PATH", b"STATE_DIR", b"LOG"},
-   "its placeholders are @PATH@, @STATE_DIR@ and @LOG@")
-filled = (src.replace(b"@PATH@", b"/usr/local/sbin/airlox-runnerd")
+ok(set(re.findall(rb"@([A-Z_]+)@", src)) == {b"PATH", b"STATE_DIR", b"LOG",
+   b"ARGS"}, "its placeholders are @PATH@, @STATE_DIR@, @LOG@ and @ARGS@")
+# install-service drops the opening comment (it names the placeholders).
+body = re.sub(rb"<!--.*?-->", b"", src, count=1, flags=re.S)
+filled = (body.replace(b"@PATH@", b"/usr/local/sbin/airlox-runnerd")
+          .replace(b"@ARGS@", b"<string>--name</string><string>box</string>")
           .replace(b"@STATE_DIR@", b"/Users/a/Library/Application Support/airlox")
           .replace(b"@LOG@", b"/Users/a/Library/Logs/airlox-runnerd.log"))
 try:
