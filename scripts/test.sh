@@ -1,7 +1,7 @@
 #!/bin/bash
 # test.sh: the whole airlox test run, on Debian 12 from a fresh clone (CI runs exactly this).
 #
-#	scripts/test.sh [--quick] [--no-san] [--no-fuzz] [--clean]
+#	scripts/test.sh [--quick] [--no-san] [--no-fuzz] [--no-distcheck] [--clean]
 #
 # Steps, each in its own out-of-tree build directory in the source tree:
 #	1. scripts/install-deps.sh, then autoreconf -fi
@@ -9,11 +9,16 @@
 #	3. build-san/   configure CC=gcc --enable-sanitizers; make; make check (ASan, UBSan, LSan)
 #	4. build-fuzz/  configure CC=clang --enable-fuzz; make fuzz; tests/fuzz/run.sh runs each
 #	                fuzz target for FUZZ_SECONDS (default 30) on a copy of its corpus
+#	5. build/       make distcheck: the tarball builds out of tree, installs, uninstalls and
+#	                cleans; its `make check` runs only the tests that read
+#	                shipped files: vectors, man pages, --help tables, install), since
+#	                steps 2 and 3 ran everything already
 #
-#	--quick    step 2 only
-#	--no-san   skip step 3
-#	--no-fuzz  skip step 4
-#	--clean    remove the build directories first
+#	--quick          step 2 only
+#	--no-san         skip step 3
+#	--no-fuzz        skip step 4
+#	--no-distcheck   skip step 5
+#	--clean          remove the build directories first
 #
 # Environment: JOBS (make -j, default 2), FUZZ_SECONDS (default 30), FUZZ_JOBS (fuzz targets
 # run at once, default: the CPU count), TEST_VERBOSE=1 (also print each passing test point).
@@ -30,20 +35,22 @@ cd "$top" || exit 1
 
 do_san=yes
 do_fuzz=yes
+do_distcheck=yes
 clean=no
 jobs=${JOBS:-2}
 export FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 
 usage()
 {
-	sed -n '2,19s/^# \{0,1\}//p' "$0"
+	sed -n '2,25s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	--quick) do_san=no; do_fuzz=no ;;
+	--quick) do_san=no; do_fuzz=no; do_distcheck=no ;;
 	--no-san) do_san=no ;;
 	--no-fuzz) do_fuzz=no ;;
+	--no-distcheck) do_distcheck=no ;;
 	--clean) clean=yes ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "test.sh: unknown option: $1" >&2; usage >&2; exit 2 ;;
@@ -155,6 +162,24 @@ fuzz_pass()
 	grep -q '^1\.\.' "$scratch/fuzz.tap" || step_failed "fuzz: tests/fuzz/run.sh did not finish"
 }
 
+# make distcheck in the plain build: one test point, passed or failed.
+distcheck_pass()
+{
+	local tests="tests/unit/test-vectors tests/packaging/man-help.sh"
+
+	tests="$tests tests/client/table.sh tests/packaging/install.sh"
+	section "distcheck: make distcheck (tests: $tests)"
+	if make -C build --no-print-directory distcheck TESTS="$tests" \
+	    >"$scratch/distcheck.log" 2>&1; then
+		grep -A3 'archives ready' "$scratch/distcheck.log"
+		echo "ok - make distcheck" >"$scratch/distcheck.tap"
+		taps+=(-t "$scratch/distcheck.tap")
+	else
+		tail -n 60 "$scratch/distcheck.log"
+		step_failed "make distcheck failed"
+	fi
+}
+
 if [ $clean = yes ]; then
 	rm -rf build build-san build-fuzz
 fi
@@ -174,6 +199,7 @@ if autoreconf -fi >"$scratch/autoreconf.log" 2>&1; then
 		    check_pass sanitizers build-san CC=gcc --enable-sanitizers
 	fi
 	[ $do_fuzz = yes ] && fuzz_pass
+	[ $do_distcheck = yes ] && [ -f build/Makefile ] && distcheck_pass
 else
 	cat "$scratch/autoreconf.log" >&2
 	step_failed "autoreconf -fi failed"
