@@ -229,6 +229,40 @@ item_fill(struct csession *cs, struct alx_item *it, const struct item_post *p)
 	return 0;
 }
 
+/*
+ * After a POST was refused as out of order or a replay: is the item the
+ * relay holds under our id exactly the object we signed? Then an earlier
+ * attempt was stored and only its answer was lost (a dropped connection
+ * retried by http_request): the post succeeded. 1 yes, 0 no.
+ */
+static int
+item_already_posted(struct csession *cs, const struct alx_item *it,
+    int64_t *cursor)
+{
+	struct http_resp	 resp;
+	struct alx_json		*j = NULL;
+	const char		*raw;
+	char			 path[160], id[ALX_FP_STRLEN + 1];
+	size_t			 rawlen;
+	int			 tok, same = 0;
+
+	alx_b64_encode(id, it->id, ALX_ID_LEN);
+	csess_path(cs, path, sizeof(path), "/items/%s", id);
+	if (http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+	    ALX_ITEM_BODY_MAX * 2, &resp) == 0 &&
+	    alx_json_parse(&j, (const char *)resp.body.data, resp.body.len,
+	    NULL) == 0 && (tok = alx_json_obj_get(j, 0, "item")) >= 0 &&
+	    alx_json_raw(j, tok, &raw, &rawlen) == 0 &&
+	    rawlen == it->obj.raw_len &&
+	    memcmp(raw, it->obj.raw, rawlen) == 0) {
+		same = 1;
+		alx_json_get_int(j, 0, "cursor", cursor, 0, ALX_JSON_INT_MAX);
+	}
+	alx_json_free(j);
+	http_resp_free(&resp);
+	return same;
+}
+
 static int
 item_post_envelope(struct csession *cs, struct alx_item *it, int64_t *cursor)
 {
@@ -245,6 +279,12 @@ item_post_envelope(struct csession *cs, struct alx_item *it, int64_t *cursor)
 		alx_json_get_int(j, 0, "cursor", cursor, 0, ALX_JSON_INT_MAX);
 	alx_json_free(j);
 	http_resp_free(&resp);
+	if ((r == ALX_ERR_ORDER || r == ALX_ERR_REPLAYED ||
+	    r == ALX_ERR_EXISTS) && item_already_posted(cs, it, cursor)) {
+		log_debug("item: an earlier attempt was stored; its answer "
+		    "was lost");
+		r = 0;
+	}
 	return r;
 }
 

@@ -8,10 +8,13 @@ item event again, "reorder" swaps two items of one author, "drop" leaves
 out an author's first item, "chunk" flips a byte of a chunk, "manifest"
 changes the first manifest, "forge" serves an item re-signed by a key
 that is not a member, "slowput" holds every chunk upload for 4 seconds
-(an honest but slow relay). "none" passes everything through.
+(an honest but slow relay), "dropack" forwards each item POST but closes
+the connection instead of answering the first time it sees that body (the
+relay stored it; the client never heard). "none" passes everything through.
 Usage: hostile-proxy.py RELAY_URL MODEFILE PORTFILE
 """
 import base64
+import hashlib
 import http.client
 import http.server
 import json
@@ -86,6 +89,9 @@ def tamper_log(m, doc):
     return doc
 
 
+SEEN = set()
+
+
 class Proxy(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -106,6 +112,14 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         r = conn.getresponse()
         data = r.read()
         m = mode()
+        if m == "dropack" and self.command == "POST" and body and \
+                urllib.parse.urlsplit(self.path).path.endswith("/items"):
+            h = hashlib.sha256(body).digest()
+            if h not in SEEN:
+                SEEN.add(h)
+                conn.close()
+                self.close_connection = True
+                return
         ctype = r.getheader("Content-Type", "")
         path = urllib.parse.urlsplit(self.path).path
         if r.status == 200 and m != "none":

@@ -1,7 +1,8 @@
 #!/bin/sh
 # hostile.sh: a relay that tampers with, replays, reorders, drops or forges
 # items (a proxy in front of the real relay, hostile-proxy.py) is caught by
-# the client every time: exit status 6, nothing shown, no file written.
+# the client every time: exit status 6, nothing shown, no file written. And
+# a post whose answer was lost is not reported as failed, nor stored twice.
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
@@ -52,4 +53,18 @@ INV=$OWNER ax alice read --save "$T/save" "$(json_get "$T/f.json" 'j["id"]')" \
 ok $? "through an honest relay again, the file is read"
 cmp -s "$T/f.bin" "$T/save/f.bin"
 ok $? "byte for byte"
+
+# A post whose answer is lost (the relay stored it, the connection dropped
+# before the 201): the client's retry is refused as a replay, and the
+# client finds its own item stored under its id: success, posted once.
+echo dropack >"$T/mode"
+INV=$SENDER ax bob --json send text "lost answer" >"$T/da.json" 2>"$T/da.err"
+st=$?
+ok $st "dropack: send succeeds though the first answer was lost"
+[ $st -eq 0 ] || sed 's/^/#   /' "$T/da.err"
+echo none >"$T/mode"
+INV=$OWNER ax alice --json watch --all --timeout 1 >"$T/da-watch.json"
+is "$(grep -c 'lost answer' "$T/da-watch.json")" 1 "dropack: the item is in the log once"
+like "$(cat "$T/da-watch.json")" "$(json_get "$T/da.json" 'j["id"]')" \
+    "dropack: under the id send printed"
 done_testing
