@@ -7,10 +7,21 @@
 # hyperfine when present (-N, no shell), else a timing loop in Python.
 # Prints medians and the ratio ours/bwrap; no pass/fail.
 #
-#	bench/sandbox-vs-bwrap.sh [BUILDDIR]		(RUNS=200)
+# Two measurements:
+#  A. whole commands (hyperfine): ours includes exec'ing and dynamically
+#     linking the test harness sandbox-run (libcrypto, libsodium), which the
+#     runner never pays per job;
+#  B. per job as a runner pays it: sandbox-run -R times sandbox_start() to
+#     sandbox_free() in one process (fork, no exec of ours per job), and
+#     with -X the same loop times posix_spawn()+wait of bwrap and of bare
+#     true. ROUNDS rounds of RUNS/ROUNDS runs each, alternating the three,
+#     so a busy moment of the machine hits all of them alike.
+#
+#	bench/sandbox-vs-bwrap.sh [BUILDDIR]		(RUNS=200, ROUNDS=5)
 set -u
 B=${1:-/work/build-bench}
 RUNS=${RUNS:-200}
+ROUNDS=${ROUNDS:-5}
 SBRUN=$B/tests/runnerd/sandbox-run
 SHIM=$B/runnerd/airlox-shim
 for f in "$SBRUN" "$SHIM"; do
@@ -80,3 +91,31 @@ print("ratio ours/bwrap (medians): %.2f"
       % (statistics.median(t["ours"]) / statistics.median(t["bwrap"])))
 PY
 fi
+
+# B. per job, as the runner pays it (one process, alternating rounds).
+echo "# per job inside one process (sandbox-run -R; $ROUNDS rounds)"
+per=$((RUNS / ROUNDS))
+[ "$per" -ge 1 ] || per=1
+: >"$T/loop"
+i=0
+while [ $i -lt "$ROUNDS" ]; do
+	"$SBRUN" -R "$per" -X -w "$T/w" -o "$T/o" -- /bin/true |
+	    sed 's/^/bare /' >>"$T/loop" &&
+	"$SBRUN" -R "$per" -X -w "$T/w" -o "$T/o" -- $BW |
+	    sed 's/^/bwrap /' >>"$T/loop" &&
+	"$SBRUN" -R "$per" -b local -s "$SHIM" -w "$T/w" -o "$T/o" -- /bin/true |
+	    sed 's/^/ours /' >>"$T/loop" || { echo "sandbox-vs-bwrap: a loop failed" >&2; exit 2; }
+	i=$((i + 1))
+done
+python3 - "$T/loop" <<'PY'
+import statistics, sys
+m = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    m.setdefault(f[0], []).append(float(f[2]))   # each round's median
+for n in ("bare", "bwrap", "ours"):
+    print("%-10s median of round medians %7.2f ms  (rounds: %s)"
+          % (n, statistics.median(m[n]), " ".join("%.2f" % x for x in m[n])))
+print("ratio ours/bwrap per job (medians): %.2f"
+      % (statistics.median(m["ours"]) / statistics.median(m["bwrap"])))
+PY

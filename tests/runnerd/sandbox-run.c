@@ -7,6 +7,7 @@
  *	    [-n nofile] [-d disk] [-i inodes] [-T tmp] [-c outcap]
  *	    [-C cancel_ms] [-e NAME]... [-N none|allow|full [-A a,b]
  *	    [-H MAP] [-P] -S statedir] -- command [arg ...]
+ *	sandbox-run -R runs [-X] ... -- command [arg ...]
  *
  * -N allow starts the egress proxy as the runner does, with proxy-test
  * (beside this program) in its serve mode and the test hosts MAP (see
@@ -14,13 +15,23 @@
  * HTTP too) and gives the sandbox its socket; "denied N" is printed on
  * stderr at the end.
  *
+ * -R N (bench/sandbox-vs-bwrap.sh) runs the job N times one after the
+ * other, as the runner does (fork, no exec of a program of ours per job),
+ * checks each exits 0, and prints "median MS mean MS min MS" of the time
+ * from sandbox_start() to sandbox_free(); with -X it times posix_spawn()
+ * and wait of the command itself instead (bwrap, bare true), so both are
+ * measured by the same loop.
+ *
  * -E prints what the machine enforces for these limits and exits. There
  * is no option that weakens the sandbox: the test drives the same code
  * the daemon does.
  */
 #include "config.h"
 
+#include <sys/wait.h>
+
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +49,86 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t
+now_us(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t	x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One timed run of -R: our sandbox, or (-X) the command spawned bare. */
+static int64_t
+bench_once(const struct sandbox_backend *be, const struct sandbox_spec *spec,
+    int spawn_only)
+{
+	extern char		**environ;
+	struct sandbox_result	  res;
+	struct sandbox_job	 *job;
+	char			 *cause = NULL;
+	int64_t			  t0 = now_us();
+	pid_t			  pid;
+	int			  st, r;
+
+	if (spawn_only) {
+		if (posix_spawnp(&pid, spec->argv[0], NULL, NULL,
+		    (char *const *)spec->argv, environ) != 0 ||
+		    waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0)
+			return -1;
+		return now_us() - t0;
+	}
+	if (sandbox_start(be, spec, &job, &cause) != 0) {
+		free(cause);
+		return -1;
+	}
+	while ((r = sandbox_step(job, 50)) == 0)
+		;
+	if (r < 0 || sandbox_result(job, &res) != 0) {
+		sandbox_free(job);
+		return -1;
+	}
+	r = res.status == SANDBOX_COMPLETED && res.exited &&
+	    res.exit_code == 0;
+	sandbox_result_free(&res);
+	sandbox_free(job);
+	return r ? now_us() - t0 : -1;
+}
+
+/* -R N: time N runs, print "median MS mean MS min MS". */
+static int
+bench_runs(const struct sandbox_backend *be, const struct sandbox_spec *spec,
+    int n, int spawn_only)
+{
+	int64_t	*t, sum = 0;
+	int	 i;
+
+	if (n < 1 || (t = calloc((size_t)n, sizeof(*t))) == NULL)
+		return 2;
+	for (i = 0; i < n; i++) {
+		if ((t[i] = bench_once(be, spec, spawn_only)) < 0) {
+			fprintf(stderr, "sandbox-run: run %d failed\n", i);
+			free(t);
+			return 1;
+		}
+		sum += t[i];
+	}
+	qsort(t, (size_t)n, sizeof(*t), cmp_i64);
+	printf("median %.3f mean %.3f min %.3f\n", t[n / 2] / 1000.0,
+	    sum / 1000.0 / n, t[0] / 1000.0);
+	free(t);
+	return 0;
 }
 
 static uint64_t
@@ -129,11 +220,12 @@ main(int argc, char **argv)
 	int64_t				 cancel_ms = 0, t0;
 	size_t				 nallow = 0;
 	int				 c, r, enforced_only = 0;
+	int				 runs = 0, spawn_only = 0;
 
 	memset(&spec, 0, sizeof spec);
 	spec.job_id = "test";
 	spec.egress_fd = -1;
-	while ((c = getopt(argc, argv, "Eb:w:o:j:s:t:m:p:f:n:d:i:T:c:C:e:N:A:H:PS:")) !=
+	while ((c = getopt(argc, argv, "Eb:w:o:j:s:t:m:p:f:n:d:i:T:c:C:e:N:A:H:PS:R:X")) !=
 	    -1) {
 		switch (c) {
 		case 'E': enforced_only = 1; break;
@@ -157,6 +249,8 @@ main(int argc, char **argv)
 		case 'H': map = optarg; break;
 		case 'P': eflags |= EGRESS_HTTP; break;
 		case 'S': statedir = optarg; break;
+		case 'R': runs = (int)num(optarg); break;
+		case 'X': spawn_only = 1; break;
 		case 'e':
 			if (nallow + 1 >= sizeof allow / sizeof allow[0])
 				return 2;
@@ -180,6 +274,8 @@ main(int argc, char **argv)
 	if (optind >= argc || spec.workspace == NULL || spec.outdir == NULL)
 		return 2;
 	spec.argv = (const char *const *)(argv + optind);
+	if (runs > 0)
+		return bench_runs(be, &spec, runs, spawn_only);
 	if (strcmp(netmode, "allow") == 0) {
 		if ((sl = readlink("/proc/self/exe", self, sizeof self - 20)) <= 0)
 			return 1;
