@@ -64,10 +64,16 @@ sandbox_own_visit(const char *path, const struct stat *st, int type,
     struct FTW *ftw)
 {
 	/*
-	 * Only entries of the runner's uid, and no file with other links: a
-	 * hard link planted by an earlier job must not hand a host file over.
+	 * Only entries of the runner's uid or of a job uid (an earlier job of
+	 * this workspace ran in another slot: the sender's workspace is locked
+	 * while a job uses it, so none of those is running), and no file with
+	 * other links: a hard link planted by an earlier job must not hand a
+	 * host file over.
 	 */
-	if (type == FTW_NS || st->st_uid != own_from ||
+	if (type == FTW_NS || (st->st_uid != own_from &&
+	    !(st->st_uid >= SANDBOX_UID_BASE &&
+	    st->st_uid < SANDBOX_UID_BASE + SANDBOX_UID_SLOTS)) ||
+	    st->st_uid == own_uid ||
 	    (!S_ISDIR(st->st_mode) && st->st_nlink != 1))
 		return 0;
 	if (lchown(path, own_uid, own_gid) != 0)
@@ -75,7 +81,10 @@ sandbox_own_visit(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
-/* Give the runner's files in dir to uid:gid; no symlink is followed. */
+/*
+ * Give the runner's files in dir, and those of earlier jobs in other slots,
+ * to uid:gid; no symlink is followed.
+ */
 int
 sandbox_workspace_own(const char *dir, uid_t uid, gid_t gid)
 {

@@ -104,6 +104,7 @@ struct sandbox_spec {
 };
 
 #define SANDBOX_UID_BASE	((uid_t)2000000000u)
+#define SANDBOX_UID_SLOTS	64	/* BASE + slot; --concurrency max */
 #define SANDBOX_JOB_UID		1000	/* the job's uid and gid inside */
 
 /* The protocol's status vocabulary (sandbox_status_name()). */
