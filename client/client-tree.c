@@ -1015,23 +1015,31 @@ ctree_forget(const struct ctree_opts *o)
 	return 0;
 }
 
+/* The tree id a result's env confirms ("tree":{"id"}): 0, or an error. */
+static int
+ctree_env_id(const char *env_json, uint8_t id[ALX_HASH_LEN])
+{
+	struct alx_json	*j = NULL;
+	int		 tok, r = ALX_ERR_NOT_FOUND;
+
+	if (env_json != NULL &&
+	    alx_json_parse(&j, env_json, strlen(env_json), NULL) == 0 &&
+	    (tok = alx_json_obj_get(j, 0, "tree")) >= 0 &&
+	    alx_json_get_b64(j, tok, "id", id, ALX_HASH_LEN) == 0)
+		r = 0;
+	alx_json_free(j);
+	return r;
+}
+
 int
 ctree_confirm(const struct ctree_opts *o, const struct ctree *t,
     const char *env_json)
 {
-	struct alx_json	*j = NULL;
 	char		 path[PATH_MAX];
 	uint8_t		 id[ALX_HASH_LEN];
-	int		 tok, ok = 0;
 
-	if (env_json != NULL && t->pending[0] != '\0' &&
-	    alx_json_parse(&j, env_json, strlen(env_json), NULL) == 0 &&
-	    (tok = alx_json_obj_get(j, 0, "tree")) >= 0 &&
-	    alx_json_get_b64(j, tok, "id", id, ALX_HASH_LEN) == 0 &&
-	    alx_ct_eq(id, t->id, ALX_HASH_LEN))
-		ok = 1;
-	alx_json_free(j);
-	if (!ok) {
+	if (t->pending[0] == '\0' || ctree_env_id(env_json, id) != 0 ||
+	    !alx_ct_eq(id, t->id, ALX_HASH_LEN)) {
 		if (t->pending[0] != '\0')
 			unlink(t->pending);
 		return ctree_forget(o);
@@ -1040,4 +1048,61 @@ ctree_confirm(const struct ctree_opts *o, const struct ctree *t,
 	    rename(t->pending, path) == -1)
 		return ALX_ERR_IO;
 	return 0;
+}
+
+/* The tree id in the first line of a kept state. */
+static int
+ctree_state_id(int dfd, const char *name, uint8_t id[ALX_HASH_LEN])
+{
+	FILE	*fp;
+	char	 line[160], idtxt[64];
+	int	 fd, r = ALX_ERR_INVALID;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return ALX_ERR_NOT_FOUND;
+	if ((fp = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return ALX_ERR_IO;
+	}
+	if (fgets(line, sizeof(line), fp) != NULL &&
+	    sscanf(line, CTREE_STATE_MAGIC " %63s", idtxt) == 1 &&
+	    alx_b64_decode_exact(id, ALX_HASH_LEN, idtxt, strlen(idtxt)) == 0)
+		r = 0;
+	fclose(fp);
+	return r;
+}
+
+int
+ctree_confirm_pending(const char *sid, const char *env_json)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 dir[PATH_MAX], *name;
+	uint8_t		 want[ALX_HASH_LEN], id[ALX_HASH_LEN];
+	size_t		 len;
+	int		 r = ALX_ERR_NOT_FOUND;
+
+	if (sid == NULL || strchr(sid, '/') != NULL || sid[0] == '.' ||
+	    ctree_env_id(env_json, want) != 0)
+		return ALX_ERR_NOT_FOUND;
+	if (cache_dir(dir, sizeof(dir)) != 0 ||
+	    (size_t)snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir),
+	    "/trees/%s", sid) >= sizeof(dir) || (d = opendir(dir)) == NULL)
+		return ALX_ERR_NOT_FOUND;
+	while (r != 0 && (de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len <= 8 || strcmp(de->d_name + len - 8, ".pending") != 0 ||
+		    ctree_state_id(dirfd(d), de->d_name, id) != 0 ||
+		    !alx_ct_eq(id, want, ALX_HASH_LEN))
+			continue;
+		if ((name = strndup(de->d_name, len - 8)) == NULL) {
+			r = ALX_ERR_NOMEM;
+			break;
+		}
+		r = renameat(dirfd(d), de->d_name, dirfd(d), name) == 0 ? 0 :
+		    ALX_ERR_IO;
+		free(name);
+	}
+	closedir(d);
+	return r;
 }

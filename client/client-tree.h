@@ -56,6 +56,12 @@ void	ctree_free(struct ctree *);
 int	ctree_confirm(const struct ctree_opts *, const struct ctree *,
 	    const char *env_json);
 int	ctree_forget(const struct ctree_opts *);
+/*
+ * airlox result: a tree posted with --no-wait is kept once a verified
+ * result confirms it: the pending state of session sid whose tree id the
+ * env names becomes the confirmed one. ALX_ERR_NOT_FOUND when none does.
+ */
+int	ctree_confirm_pending(const char *sid, const char *env_json);
 /* Does fnmatch-style pattern (gitignore-like) match path? */
 int	ctree_pattern_match(const char *pattern, const char *path);
 

@@ -1,7 +1,8 @@
 /*
  * cmd-result.c: "airlox result [--wait D] -- JOB": the signed result of a
  * job posted earlier (with --no-wait, or by a process that is gone),
- * verified and bound to that job before it is shown.
+ * verified and bound to that job before it is shown. A working tree the
+ * job sent is kept as confirmed when the result says the runner holds it.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include "airlox.h"
 #include "client.h"
 #include "client-job.h"
+#include "client-tree.h"
 
 static const struct cmd_opt cmd_result_opts[] = {
 	{ "wait", "DURATION", 0, "wait this long for a job still running "
@@ -25,6 +27,7 @@ cmd_result_exec(struct client_ctx *ctx)
 	struct csession			 cs;
 	struct job_outcome		 o;
 	uint8_t				 id[ALX_ID_LEN];
+	char				 sid[ALX_B64_ENCLEN(ALX_SID_LEN) + 1];
 	int64_t				 wait_s = 0;
 	int				 r;
 
@@ -49,6 +52,11 @@ cmd_result_exec(struct client_ctx *ctx)
 		r = out_fail(r, "the job's result could not be verified");
 		goto out;
 	}
+	/* A tree sent with --no-wait: the runner confirms it here. */
+	alx_b64_encode(sid, cs.inv.sid, ALX_SID_LEN);
+	if (ctree_confirm_pending(sid, o.rm.env) == 0 && !out_json())
+		fprintf(stderr, "tree: the runner holds the tree this job "
+		    "sent; the next run sends only changes\n");
 	run_print_result(&o, ctx->args.pos[0]);
 	r = run_exit_code(&o.rm);
 	alx_resultmeta_free(&o.rm);

@@ -122,6 +122,24 @@ print([j["tree"]["delta"] for j in map(json.loads, open(sys.argv[1])) if j.get("
     "[True, False]" "is refused, then sent as the full tree"
 like "$(json_get "$T/r8.json" 'j["stdout"]')" 'changed one' "and the job runs on it"
 
+# --no-wait, then airlox result --wait: the result confirms the tree, so
+# the next run sends a delta the runner accepts (without the confirmation
+# the client's base would be the older tree: tree_mismatch, then full).
+printf 'no-wait change\n' >>"$P/pkg4/f04.txt"
+INV=$SENDER ax bob run --on box --tree --no-wait -- 'tail -1 ../pkg4/f04.txt' \
+    >"$T/nw.id" 2>"$T/nw.err"
+is $? 0 "run --tree --no-wait prints a job id"
+INV=$SENDER ax bob result --wait 60s -- "$(cat "$T/nw.id")" >"$T/nw.out" \
+    2>"$T/nw.err2"
+is $? 0 "result --wait picks it up"
+like "$(cat "$T/nw.err2")" 'runner holds the tree' "and keeps the tree the result confirms"
+printf 'after no-wait\n' >>"$P/pkg4/f05.txt"
+run r9 --tree -- 'tail -1 ../pkg4/f05.txt'
+is "$(python3 -c 'import json,sys
+print([j["tree"]["delta"] for j in map(json.loads, open(sys.argv[1])) if j.get("event") == "job"])' "$T/r9.json")" \
+    "[True]" "the next run sends only a delta, and the runner takes it"
+like "$(json_get "$T/r9.json" 'j["stdout"]')" 'after no-wait' "the job sees the change"
+
 ls "$T/rwork" | grep -q '^ws-'
 ok $? "the workspace lives under the work root"
 kill -TERM "$RUNNER_PID"
