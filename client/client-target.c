@@ -2,6 +2,13 @@
  * client-target.c: the --to and --reply-to options of the commands that
  * post items, resolved against the session (kept apart from client-item.c,
  * which the runner daemon links too and which knows no command line).
+ *
+ * --to NAME needs the session's participants, not its history: their
+ * certificates come from the relay's participant list (one request, not a
+ * replay of every item), and each is opened against the verified manifest
+ * before it joins the view, so the relay can name no participant that the
+ * owner's role keys did not certify, nor one the owner revoked. A view
+ * that already read the log resolves from its own members.
  */
 #include "config.h"
 
@@ -9,7 +16,68 @@
 #include <string.h>
 
 #include "airlox.h"
+#include "util/log.h"
 #include "client.h"
+
+#define TARGET_PARTS_MAX	(16 * 1024 * 1024)
+
+/*
+ * Add the certificates of the relay's participant list to the view (at
+ * cursor 0: the view has read no log yet, and a later replay starts from a
+ * fresh view). A participant the manifest no longer admits (revoked, or
+ * certified by a role key rotated away) is left out; a certificate that
+ * does not verify at all means the relay tampered: nothing is trusted.
+ */
+static int
+target_load_members(struct csession *cs, int *untrusted)
+{
+	struct alx_json_limits	 lim = { TARGET_PARTS_MAX, 8, 200000 };
+	struct http_resp	 resp;
+	struct alx_json		*j = NULL;
+	const char		*raw;
+	size_t			 len, gone = 0;
+	char			 path[128];
+	int			 arr, i, n, p, c, r;
+
+	*untrusted = 0;
+	csess_path(cs, path, sizeof(path), "/participants");
+	if ((r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+	    TARGET_PARTS_MAX, &resp)) != 0)
+		goto out;
+	if ((r = alx_json_parse(&j, (const char *)resp.body.data,
+	    resp.body.len, &lim)) != 0)
+		goto out;
+	if ((arr = alx_json_obj_get(j, 0, "participants")) < 0 ||
+	    (n = alx_json_arr_len(j, arr)) < 0) {
+		r = ALX_ERR_MISSING;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		p = alx_json_arr_at(j, arr, i);
+		/* {"cert":obj,...}; a bare certificate is accepted too. */
+		if ((c = alx_json_obj_get(j, p, "cert")) < 0)
+			c = p;
+		if ((r = alx_json_raw(j, c, &raw, &len)) != 0)
+			goto out;
+		r = alx_view_add_cert(&cs->view, raw, len, 0, NULL);
+		if (r == ALX_ERR_REVOKED || r == ALX_ERR_WRONG_ROLE)
+			gone++;
+		else if (r == ALX_ERR_NOMEM || r == ALX_ERR_TOO_LARGE)
+			goto out;
+		else if (r != 0 && r != ALX_ERR_EXISTS) {
+			*untrusted = 1;
+			goto out;
+		}
+	}
+	r = 0;
+	if (gone > 0)
+		log_debug("target: %zu revoked or rotated participant(s) left "
+		    "out", gone);
+out:
+	alx_json_free(j);
+	http_resp_free(&resp);
+	return r;
+}
 
 /* --to NAME|FP (repeatable) and --reply-to ITEM into p. */
 int
@@ -19,7 +87,7 @@ item_targets(struct csession *cs, struct item_post *p)
 	const char		*v;
 	char			*cause = NULL;
 	size_t			 i;
-	int			 r;
+	int			 r, untrusted;
 
 	v = args_get(a, "reply-to");
 	if (v != NULL) {
@@ -31,8 +99,15 @@ item_targets(struct csession *cs, struct item_post *p)
 	}
 	if (!args_has(a, "to"))
 		return 0;
-	if ((r = csess_replay(cs, NULL, NULL)) != 0)
-		return csess_fail(cs, r, "cannot read the session's log");
+	if (cs->view.cursor == 0 &&
+	    (r = target_load_members(cs, &untrusted)) != 0) {
+		if (untrusted)
+			return out_fail_code(EXIT_VERIFY, r, "the relay's "
+			    "participant list has a certificate that does not "
+			    "verify; it was not trusted");
+		return csess_fail(cs, r, "cannot read the session's "
+		    "participants");
+	}
 	for (i = 0; (v = args_nth(a, "to", i)) != NULL; i++) {
 		if (i >= ALX_MAX_TO)
 			return out_usage("--to: at most %d", ALX_MAX_TO);

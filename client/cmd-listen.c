@@ -298,12 +298,33 @@ listen_run(struct csession *cs, struct listen_state *ls, int64_t run_timeout)
 	return 0;
 }
 
+/*
+ * An agent's conversation id goes on its command line: letters, digits,
+ * '.', '_', '-', not starting with '-' (never taken for an option).
+ */
+static int
+listen_resume_valid(const char *id)
+{
+	size_t	i, n = strlen(id);
+
+	if (n == 0 || n > 128 || id[0] == '-')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((id[i] >= 'a' && id[i] <= 'z') ||
+		    (id[i] >= 'A' && id[i] <= 'Z') ||
+		    (id[i] >= '0' && id[i] <= '9') ||
+		    id[i] == '.' || id[i] == '_' || id[i] == '-'))
+			return 0;
+	return 1;
+}
+
 static int
 listen_opts(struct client_ctx *ctx, struct listen_state *ls,
     int64_t *timeout, int64_t *run_timeout)
 {
 	const struct cmd_args	*a = &ctx->args;
 	const char		*agent = args_get(a, "agent");
+	const char		*resume = args_get(a, "resume");
 
 	if (args_has(a, "exec") + (agent != NULL) + args_has(a, "once") > 1)
 		return out_usage("listen: one of --once, --exec, --agent");
@@ -317,7 +338,12 @@ listen_opts(struct client_ctx *ctx, struct listen_state *ls,
 		if (args_has(a, "resume") == args_has(a, "fresh"))
 			return out_usage("--agent needs --resume ID or "
 			    "--fresh");
-	}
+		if (resume != NULL && !listen_resume_valid(resume))
+			return out_usage("--resume: an agent conversation id "
+			    "(letters, digits, '.', '_', '-'; not starting "
+			    "with '-')");
+	} else if (args_has(a, "resume") || args_has(a, "fresh"))
+		return out_usage("--resume and --fresh go with --agent");
 	if (args_duration(a, "timeout", 0, timeout) != 0 ||
 	    args_duration(a, "run-timeout", 1800, run_timeout) != 0 ||
 	    args_duration(a, "pending-timeout", 60, &ls->pending_timeout) !=

@@ -25,6 +25,11 @@ static const struct cmd_opt cmd_machine_add_opts[] = {
 	{ "allow", "DOMAIN", OPT_MULTI, "let jobs reach DOMAIN through the "
 	    "runner's egress proxy; repeatable (default: none)" },
 	{ "kinds", "shell,python", 0, "the job kinds allowed (default: both)" },
+	{ "runtime", "NAME", 0, "the Python jobs run with, like python3.11 "
+	    "(default: python3, the machine's)" },
+	{ "package", "SPEC", OPT_MULTI, "a Python package jobs may use, with "
+	    "an optional PEP 440 pin like 'cugrid==0.1.0'; repeatable "
+	    "(default: none)" },
 	{ "labels", "A,B", 0, "labels the runner is approved with (default: "
 	    "none)" },
 	{ "yes", NULL, 0, "approve the runner without asking" },

@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +39,45 @@ static const struct cmd_opt cmd_run_opts[] = {
 	    "the full tree (default: off)" },
 	{ "no-wait", NULL, 0, "print the job id and exit; pick the result up "
 	    "with airlox result" },
+	{ "require", "NAME", OPT_MULTI, "a Python package the job needs, by "
+	    "name only: the session's allowlist pins its version; repeatable "
+	    "(default: none)" },
 	{ NULL, NULL, 0, NULL }
 };
+
+/* --require NAME...: package names; their versions are the session's. */
+static int
+run_requirements(struct client_ctx *ctx, struct alx_jobmeta *jm)
+{
+	const char	*v;
+	char		**nr;
+	size_t		 i, k, n;
+
+	for (i = 0; (v = args_nth(&ctx->args, "require", i)) != NULL; i++) {
+		n = strlen(v);
+		if (strpbrk(v, "<>=!~@[; ") != NULL)
+			return out_usage("--require %s: give the package's name "
+			    "only; its version is pinned by the session's "
+			    "allowlist (airlox session create --package)", v);
+		for (k = 0; k < n; k++)
+			if (!isalnum((unsigned char)v[k]) && v[k] != '-' &&
+			    v[k] != '_' && v[k] != '.')
+				break;
+		if (n == 0 || n > 100 || k < n || !isalnum((unsigned char)v[0]) ||
+		    !isalnum((unsigned char)v[n - 1]))
+			return out_usage("--require %s: not a package name", v);
+		if (i >= ALX_JOB_MAX_REQS)
+			return out_usage("--require: at most %d packages",
+			    ALX_JOB_MAX_REQS);
+		if ((nr = reallocarray(jm->reqs, i + 1, sizeof(*nr))) == NULL)
+			return EXIT_FAIL;
+		jm->reqs = nr;
+		if ((nr[i] = strdup(v)) == NULL)
+			return EXIT_FAIL;
+		jm->nreqs = i + 1;
+	}
+	return 0;
+}
 
 /* The one approved runner of the session, for a run without --on. */
 static int
@@ -302,7 +340,8 @@ cmd_run_exec(struct client_ctx *ctx)
 	    &timeout_s)) != 0 || (r = args_duration(&ctx->args, "wait-runner",
 	    wait_s, &wait_s)) != 0)
 		return r;
-	if ((r = run_meta(ctx, &jm, &fd, &size)) != 0)
+	if ((r = run_meta(ctx, &jm, &fd, &size)) != 0 ||
+	    (r = run_requirements(ctx, &jm)) != 0)
 		goto done;
 	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
 		goto close;

@@ -33,8 +33,16 @@ static const struct cmd_opt cmd_runner_install_opts[] = {
 	{ "code", "CODE", 0, "receive the runner invite with a one-time code" },
 	{ "labels", "A,B", 0, "labels jobs may target (default: none)" },
 	{ "concurrency", "N", 0, "job slots (default: 1)" },
-	{ "sandbox", "local|process", 0, "how jobs run (default: local)" },
+	{ "sandbox", "local|process|docker", 0, "how jobs run (default: "
+	    "local)" },
+	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
 	{ "workspace", NULL, 0, "keep a workspace per sender between jobs" },
+	{ "python", "PATH", 0, "run Python jobs with this interpreter as is "
+	    "(default: a venv per package allowlist)" },
+	{ "package-index", "URL", 0, "pip's package index for the venvs "
+	    "(default: pip's own)" },
+	{ "find-links", "DIR", 0, "install the venvs' packages from the wheels "
+	    "in DIR only" },
 	{ "state-dir", "DIR", 0, "the runner's state dir (default: "
 	    "$XDG_STATE_HOME/airlox)" },
 	{ "launchd", NULL, 0, "write a launchd agent instead of a systemd "
@@ -189,10 +197,12 @@ install_options(struct client_ctx *ctx, int with_sandbox, const char *opts[],
     size_t max)
 {
 	static const char *const valued[] = {
-		"labels", "concurrency", "sandbox", NULL
+		"labels", "concurrency", "sandbox", "image", "python",
+		"package-index", "find-links", NULL
 	};
 	static const char *const flags[] = { "--labels", "--concurrency",
-		"--sandbox" };
+		"--sandbox", "--image", "--python", "--package-index",
+		"--find-links" };
 	const char	*v;
 	size_t		 n = 0, i;
 
@@ -408,7 +418,7 @@ install_find_runnerd(char *runnerd, size_t len)
 static int
 cmd_runner_install_exec(struct client_ctx *ctx)
 {
-	const char	*v, *opts[16];
+	const char	*v, *opts[24];
 	char		 state[PATH_MAX], invpath[PATH_MAX + 16];
 	char		 runnerd[PATH_MAX];
 	char		*invite = NULL;
@@ -455,6 +465,11 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 	snprintf(invpath, sizeof(invpath), "%s/invite", state);
 	if ((r = cache_write_file(invpath, invite, strlen(invite))) != 0) {
 		r = out_fail(r, "cannot keep the invite in %s", invpath);
+		goto out;
+	}
+	if (((v = args_get(&ctx->args, "python")) != NULL && v[0] != '/') ||
+	    ((v = args_get(&ctx->args, "find-links")) != NULL && v[0] != '/')) {
+		r = out_usage("%s: the service needs an absolute path", v);
 		goto out;
 	}
 	if (launchd && (v = args_get(&ctx->args, "sandbox")) != NULL &&

@@ -27,7 +27,8 @@ static const struct cmd_opt cmd_runner_join_opts[] = {
 	{ "code", "CODE", 0, "receive the runner invite with a one-time code" },
 	{ "labels", "A,B", 0, "labels jobs may target (default: none)" },
 	{ "concurrency", "N", 0, "job slots (default: 1)" },
-	{ "sandbox", "local|process", 0, "how jobs run (default: local)" },
+	{ "sandbox", "local|process|docker", 0, "how jobs run (default: "
+	    "local)" },
 	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
 	{ "workspace", NULL, 0, "keep a workspace per sender between jobs" },
 	{ "work-root", "DIR", 0, "where job folders live (default: next to "
@@ -37,6 +38,12 @@ static const struct cmd_opt cmd_runner_join_opts[] = {
 	{ "network", NULL, 0, "allow sessions whose jobs use the network" },
 	{ "allow-weaker-sandbox", NULL, 0, "run even when a limit cannot be "
 	    "enforced here" },
+	{ "python", "PATH", 0, "run Python jobs with this interpreter as is "
+	    "(default: a venv per package allowlist)" },
+	{ "package-index", "URL", 0, "pip's package index for the venvs "
+	    "(default: pip's own)" },
+	{ "find-links", "DIR", 0, "install the venvs' packages from the wheels "
+	    "in DIR only" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -203,8 +210,9 @@ const struct cmd_entry cmd_runner_serve_entry = {
 };
 
 static const struct cmd_opt cmd_runner_verify_opts[] = {
-	{ "sandbox", "local|process", 0, "the sandbox to probe (default: "
-	    "local)" },
+	{ "sandbox", "local|process|docker", 0, "the sandbox to probe "
+	    "(default: local)" },
+	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
 	{ "state-dir", "DIR", 0, "the runner's state dir" },
 	{ NULL, NULL, 0, NULL }
 };
@@ -220,6 +228,10 @@ cmd_runner_verify_exec(struct client_ctx *ctx)
 	argv[n++] = (char *)"verify";
 	if ((v = args_get(&ctx->args, "sandbox")) != NULL) {
 		argv[n++] = (char *)"--sandbox";
+		argv[n++] = (char *)v;
+	}
+	if ((v = args_get(&ctx->args, "image")) != NULL) {
+		argv[n++] = (char *)"--image";
 		argv[n++] = (char *)v;
 	}
 	if ((v = args_get(&ctx->args, "state-dir")) != NULL) {

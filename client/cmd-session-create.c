@@ -40,6 +40,9 @@ static const struct cmd_opt cmd_session_create_opts[] = {
 	    "both)" },
 	{ "package", "SPEC", OPT_MULTI, "a Python package jobs may use, like "
 	    "'numpy>=1.26,<3' (default: none)" },
+	{ "runtime", "NAME", 0, "the Python jobs run with, like python3.11; "
+	    "a runner that cannot provide it refuses to join (default: "
+	    "python3, the runner's)" },
 	{ "timeout", "SECONDS", 0, "longest job (default: 600; host-runner: "
 	    "1800)" },
 	{ "memory", "MB", 0, "job memory (default: 1024; host-runner: 4096)" },
@@ -161,6 +164,15 @@ sc_private(struct client_ctx *ctx, int execute, int hr, struct alx_private *p)
 			free(p->limits.net_allow[--p->limits.net_nallow]);
 	}
 	p->limits.return_out = 1;
+	if ((v = args_get(a, "runtime")) != NULL) {
+		if (strncmp(v, "python3", 7) != 0 || (v[7] != '\0' &&
+		    (v[7] != '.' || v[8] == '\0' || strspn(v + 8,
+		    "0123456789") != strlen(v + 8) || strlen(v) > 32)))
+			return out_usage("--runtime %s: python3 or python3.N, "
+			    "like python3.11", v);
+		if ((p->limits.runtime = strdup(v)) == NULL)
+			return EXIT_FAIL;
+	}
 	for (i = 0; (v = args_nth(a, "package", i)) != NULL; i++) {
 		char **np = reallocarray(p->limits.packages, i + 1,
 		    sizeof(char *));
@@ -254,6 +266,8 @@ sc_print_limits_json(struct alx_jw *jw, const struct alx_manifest *m,
 				alx_jw_str(jw, p->limits.net_allow[i]);
 			alx_jw_arr_end(jw);
 		}
+		if (p->limits.runtime != NULL)
+			alx_jw_kstr(jw, "runtime", p->limits.runtime);
 		alx_jw_key(jw, "packages");
 		alx_jw_arr_begin(jw);
 		for (i = 0; i < p->limits.npackages; i++)
@@ -290,6 +304,8 @@ sc_print_limits_text(const struct alx_manifest *m, const struct alx_private *p)
 	    p->limits.net_mode == ALX_NET_FULL ? "full" :
 	    p->limits.net_mode == ALX_NET_ALLOW ? "allow (egress proxy)" : "none",
 	    m->approve ? "on" : "off");
+	if (p->limits.runtime != NULL)
+		printf("  runtime       %s\n", p->limits.runtime);
 	for (i = 0; i < p->limits.npackages; i++)
 		printf("  package       %s\n", p->limits.packages[i]);
 }

@@ -40,6 +40,8 @@ show_private_json(struct alx_jw *jw, const struct alx_private *p)
 	alx_jw_kint(jw, "memory_mb", p->limits.memory_mb);
 	alx_jw_kstr(jw, "network", p->limits.net_mode == ALX_NET_FULL ? "full" :
 	    p->limits.net_mode == ALX_NET_ALLOW ? "allow" : "none");
+	if (p->limits.runtime != NULL)
+		alx_jw_kstr(jw, "runtime", p->limits.runtime);
 	alx_jw_key(jw, "packages");
 	alx_jw_arr_begin(jw);
 	for (i = 0; i < p->limits.npackages; i++)
@@ -154,6 +156,15 @@ show_text(struct csession *cs, const struct alx_manifest *m,
 		    p->limits.net_mode == ALX_NET_FULL ? "full" :
 	    p->limits.net_mode == ALX_NET_ALLOW ? "allow (egress proxy)" : "none",
 		    m->approve ? ", runners need approval" : "");
+	if (havep && p->has_limits && (p->limits.runtime != NULL ||
+	    p->limits.npackages > 0)) {
+		printf("python    %s", p->limits.runtime != NULL ?
+		    p->limits.runtime : "python3 (the runner's)");
+		for (i = 0; i < p->limits.npackages; i++)
+			printf("%s%s", i == 0 ? "; packages " : ", ",
+			    p->limits.packages[i]);
+		printf("\n");
+	}
 	printf("\nroles:\n");
 	for (role = ALX_ROLE_SENDER; role < ALX_ROLE_COUNT; role++) {
 		if (!m->roles[role].present)

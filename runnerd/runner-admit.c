@@ -4,7 +4,8 @@
  * revocation, the role's right to post jobs and the author's chain; here
  * the runner decides whether the job is for it, and refuses (never
  * silently) a job it will not run: expired, replayed, over the session's
- * limits, or one it cannot open.
+ * limits, asking for a Python package outside the session's allowlist,
+ * or one it cannot open.
  *
  * Job ids are remembered until their not-after time, in the state dir, so
  * a replay is caught across restarts.
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "runnerd.h"
+#include "runner-python.h"
 
 #define RUNNER_SEEN_MAX	100000
 
@@ -202,15 +204,19 @@ int
 runner_admit(const struct alx_view *v, const struct runner_ident *me,
     const struct runner_seen *seen, const struct alx_item *job,
     const struct alx_view_member *author, int64_t now,
-    uint8_t kitem[ALX_KEY_LEN], struct alx_jobmeta *meta, const char **reason)
+    uint8_t kitem[ALX_KEY_LEN], struct alx_jobmeta *meta, const char **reason,
+    char *detail, size_t detaillen)
 {
 	struct alx_private	 priv;
+	const char		*what = NULL;
 	char			*mj = NULL;
 	size_t			 mlen;
 	int			 r;
 
 	memset(meta, 0, sizeof(*meta));
 	*reason = NULL;
+	if (detail != NULL && detaillen > 0)
+		detail[0] = '\0';
 	if (!job->has_job || !runner_admit_target(v, me, job))
 		return RUNNER_IGNORE;
 	/* An unapproved runner takes nothing (and could not open it). */
@@ -250,6 +256,14 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	}
 	r = alx_job_limits_check(&priv.limits, meta->kind, meta->timeout_s,
 	    meta->memory_mb, meta->net_mode);
+	/* Requirements: names of the owner's allowlist only (PEP 503). */
+	if (r == ALX_OK && runner_pyenv_admit(&priv.limits, meta, &what) !=
+	    ALX_OK) {
+		r = ALX_ERR_NOT_ALLOWED;
+		if (detail != NULL && detaillen > 0)
+			snprintf(detail, detaillen, "the package %.*s is not in "
+			    "the session's allowlist", 128, what ? what : "?");
+	}
 	alx_private_free(&priv);
 	if (r != ALX_OK || (meta->kind & me->kinds) == 0) {
 		alx_jobmeta_free(meta);

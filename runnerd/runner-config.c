@@ -47,8 +47,11 @@ static const struct runner_opt runner_opts[] = {
 	  "a short description shown to the session" },
 	{ "concurrency", "CONCURRENCY", NULL, "N",
 	  "job slots (default 1)" },
-	{ "sandbox", "SANDBOX", NULL, "local|process",
+	{ "sandbox", "SANDBOX", NULL, "local|process|docker",
 	  "how jobs run (default local)" },
+	{ "image", "IMAGE", NULL, "IMG",
+	  "--sandbox docker: the image jobs run in (each job in a fresh "
+	  "container of it)" },
 	{ "workspace", "WORKSPACE", NULL, NULL,
 	  "keep a workspace per sender between jobs" },
 	{ "work-root", "WORK_ROOT", "AIRLOX_WORK_ROOT", "DIR",
@@ -73,6 +76,13 @@ static const struct runner_opt runner_opts[] = {
 	{ "env-allow", "ENV_ALLOW", NULL, "A,B",
 	  "more variables passed to jobs from the runner's environment "
 	  "(besides LANG, LC_ALL, LC_CTYPE, TZ); credential names never are" },
+	{ "python", "PYTHON", "AIRLOX_PYTHON", "PATH",
+	  "run Python jobs with this interpreter as is (default: a venv per "
+	  "package allowlist, made with the machine's pythonX.Y)" },
+	{ "package-index", "PACKAGE_INDEX", "AIRLOX_PACKAGE_INDEX", "URL",
+	  "pip's package index for the venvs (default: pip's own, pypi.org)" },
+	{ "find-links", "FIND_LINKS", "AIRLOX_FIND_LINKS", "DIR",
+	  "install the venvs' packages from the wheels in DIR only, no index" },
 	{ "allow", NULL, NULL, "DOMAIN",
 	  "verify: probe the egress proxy's allow mode with DOMAIN allowed "
 	  "(repeatable; without it, verify probes mode none)" },
@@ -125,12 +135,16 @@ runner_cfg_set(struct runner_cfg *c, const char *name, const char *val,
 	STR("labels", labels)
 	STR("description", description)
 	STR("sandbox", sandbox)
+	STR("image", image)
 	STR("work-root", work_root)
 	STR("state-dir", state_dir)
 	STR("config", config)
 	STR("ca-file", ca_file)
 	STR("insecure-http-host", insecure_host)
 	STR("env-allow", env_allow)
+	STR("python", python)
+	STR("package-index", package_index)
+	STR("find-links", find_links)
 #undef STR
 	if (strcmp(name, "allow") == 0) {
 		char	**nl;
@@ -200,7 +214,7 @@ runner_conf_cb(void *arg, const char *key, const char *val)
 		free(cause);
 		return r;
 	}
-	return ALX_OK;	/* keys the daemon does not use yet (docker, python) */
+	return ALX_OK;	/* a key of the file with no option (checked there) */
 }
 
 static void
@@ -290,12 +304,16 @@ runner_cfg_free(struct runner_cfg *c)
 	free(c->labels);
 	free(c->description);
 	free(c->sandbox);
+	free(c->image);
 	free(c->work_root);
 	free(c->state_dir);
 	free(c->config);
 	free(c->ca_file);
 	free(c->insecure_host);
 	free(c->env_allow);
+	free(c->python);
+	free(c->package_index);
+	free(c->find_links);
 	while (c->verify_nallow > 0)
 		free(c->verify_allow[--c->verify_nallow]);
 	free(c->verify_allow);

@@ -22,6 +22,7 @@
 #include "runnerd.h"
 #include "sandbox.h"
 #include "runner-egress.h"
+#include "runner-python.h"
 
 
 static int
@@ -97,7 +98,9 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
 		}
 	} else {
 		snprintf(cmdfile, sizeof(cmdfile), "%s", rj->meta.file);
-		argv[0] = "python3";
+		/* The session's runtime (issue 9), else the sandbox's python3. */
+		argv[0] = rj->py != NULL && rj->py->active &&
+		    rj->py->python[0] != '\0' ? rj->py->python : "python3";
 		argv[1] = cmdfile;
 		argv[2] = NULL;
 	}
@@ -108,6 +111,8 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
 	spec.env_allow = net->env_allow;
 	spec.limits = *lim;
 	spec.shim_path = shim;
+	if (rj->py != NULL && rj->py->active && rj->py->host_dir[0] != '\0')
+		spec.py_dir = rj->py->host_dir;
 	/* One host uid per slot: concurrent jobs cannot signal each other. */
 	spec.host_uid = SANDBOX_UID_BASE + (uid_t)slot;
 	spec.host_gid = SANDBOX_UID_BASE + (gid_t)slot;
@@ -152,9 +157,9 @@ char *
 runner_job_text(const struct runner_job *rj, const char *s, size_t len)
 {
 	const char		*home = getenv("HOME");
-	struct redact_rule	 rules[6];
+	struct redact_rule	 rules[9];
 	char			*clean, *red;
-	size_t			 clen;
+	size_t			 clen, n = 6;
 
 	rules[0].from = rj->workdir;	rules[0].to = "$WORK";
 	rules[1].from = rj->outdir;	rules[1].to = "$AIRLOX_OUT";
@@ -162,11 +167,13 @@ runner_job_text(const struct runner_job *rj, const char *s, size_t len)
 	rules[3].from = SANDBOX_WORK_DIR; rules[3].to = "$WORK";
 	rules[4].from = SANDBOX_OUT_DIR; rules[4].to = "$AIRLOX_OUT";
 	rules[5].from = home;		rules[5].to = "~";
+	/* The venv and the interpreter's folders (issue 9). */
+	n += runner_redact_runtime(rj->py, rules + n, 3);
 	if (len > ALX_RESULT_TEXT_MAX / 4)
 		len = ALX_RESULT_TEXT_MAX / 4;	/* room for U+FFFD growth */
 	if ((clean = alx_utf8_sanitize(s != NULL ? s : "", len, &clen)) == NULL)
 		return NULL;
-	red = runner_redact(clean, clen, rules, 6, NULL);
+	red = runner_redact(clean, clen, rules, n, NULL);
 	free(clean);
 	return red;
 }

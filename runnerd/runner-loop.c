@@ -27,6 +27,7 @@
 #include "client.h"
 #include "runner-loop.h"
 #include "runner-egress.h"
+#include "runner-docker.h"
 #include "runner-tree.h"
 
 #define PROGRESS_INTERVAL_MS	1000
@@ -231,19 +232,33 @@ runner_recover(struct runner *rn)
 	closedir(d);
 }
 
+/* A signed refusal; detail (or NULL) becomes its stderr text. */
 static void
-runner_refuse(struct runner *rn, const struct alx_item *job,
-    const struct alx_view_member *author, const char *reason)
+runner_refuse_why(struct runner *rn, const struct alx_item *job,
+    const struct alx_view_member *author, const char *reason,
+    const char *detail)
 {
 	struct alx_resultmeta	rm;
+	char			*d;
 
 	runner_audit(&rn->audit, job->id, job->author,
 	    author != NULL ? author->cert.name : NULL, "job", "refused",
 	    reason);
 	if (runner_refusal(job, reason, &rm) != ALX_OK)
 		return;
+	if (detail != NULL && *detail != '\0' && (d = strdup(detail)) != NULL) {
+		free(rm.err);
+		rm.err = d;
+	}
 	runner_post_result(rn, job->id, job->author, &rm, NULL);
 	alx_resultmeta_free(&rm);
+}
+
+static void
+runner_refuse(struct runner *rn, const struct alx_item *job,
+    const struct alx_view_member *author, const char *reason)
+{
+	runner_refuse_why(rn, job, author, reason, NULL);
 }
 
 /* POST a signed claim; 0 when this runner won the job. */
@@ -340,6 +355,7 @@ runner_env_json(struct runner *rn, const char *enforced, const char *tree)
 	alx_jw_kstr(&w, "sandbox", rn->be->name);
 	alx_jw_kstr(&w, "airlox", ALX_VERSION_STRING);
 	alx_jw_kstr(&w, "enforced", enforced);
+	runner_pyenv_json(&rn->py, &w);	/* python, packages, python_source */
 	if (tree != NULL) {	/* tree: the tree the workspace holds */
 		alx_jw_key(&w, "tree");
 		alx_jw_raw(&w, tree, strlen(tree));
@@ -549,6 +565,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	memcpy(sl->job.kitem, kitem, ALX_KEY_LEN);
 	sl->job.meta = *jm;
 	memset(jm, 0, sizeof(*jm));
+	sl->job.py = &rn->py;
 	sl->job.output_cb = runner_output;
 	sl->job.output_arg = sl;
 	sl->item_max = m->item_max;
@@ -612,6 +629,8 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	    (int)(sl - rn->slots));
 }
 
+static void	runner_defer(struct runner *, const struct alx_item *);
+
 static void
 runner_on_job(struct runner *rn, const struct alx_item *job,
     const struct alx_view_member *author)
@@ -619,6 +638,7 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	struct runner_slot	*sl;
 	struct alx_jobmeta	 jm;
 	const char		*reason = NULL;
+	char			 detail[256];
 	uint8_t			 kitem[ALX_KEY_LEN];
 	int			 v, r;
 
@@ -632,12 +652,22 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	    alx_item_check_expiry(job, http_now(&rn->cs.http)) != ALX_OK))
 		return;
 	v = runner_admit(&rn->cs.view, &rn->me, rn->seen, job, author,
-	    http_now(&rn->cs.http), kitem, &jm, &reason);
+	    http_now(&rn->cs.http), kitem, &jm, &reason, detail,
+	    sizeof(detail));
 	if (v == RUNNER_IGNORE)
 		return;
 	if (v == RUNNER_REFUSE) {
 		runner_seen_add(rn->seen, job->id, job->job.not_after);
-		runner_refuse(rn, job, author, reason);
+		runner_refuse_why(rn, job, author, reason, detail);
+		return;
+	}
+	/* Python jobs need the session's runtime, which could not be made. */
+	if ((jm.kind == ALX_JOBKIND_PYTHON || jm.nreqs > 0) &&
+	    !rn->py.active && rn->py.error[0] != '\0') {
+		alx_jobmeta_free(&jm);
+		alx_wipe(kitem, sizeof(kitem));
+		runner_seen_add(rn->seen, job->id, job->job.not_after);
+		runner_refuse_why(rn, job, author, "not_allowed", rn->py.error);
 		return;
 	}
 	if ((sl = runner_slot_free(rn)) == NULL) {
@@ -646,8 +676,8 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 		if (!job->job.is_label) {
 			runner_seen_add(rn->seen, job->id, job->job.not_after);
 			runner_refuse(rn, job, author, "runner_busy");
-		}
-		/* A label job waits at the relay for a free runner. */
+		} else	/* it waits at the relay; we look again when free */
+			runner_defer(rn, job);
 		return;
 	}
 	if ((r = runner_claim(rn, job)) != ALX_OK) {
@@ -667,6 +697,123 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	alx_wipe(kitem, sizeof(kitem));
 }
 
+/* Keep a label job seen while busy, to claim when a slot frees. */
+static void
+runner_defer(struct runner *rn, const struct alx_item *job)
+{
+	struct runner_deferred	*d;
+
+	if (rn->replaying || job->obj.raw == NULL)
+		return;
+	if (rn->ndefer == RUNNER_DEFER_MAX) {	/* drop the oldest */
+		free(rn->defer[0].raw);
+		memmove(&rn->defer[0], &rn->defer[1],
+		    (RUNNER_DEFER_MAX - 1) * sizeof(rn->defer[0]));
+		rn->ndefer--;
+	}
+	d = &rn->defer[rn->ndefer];
+	if ((d->raw = malloc(job->obj.raw_len + 1)) == NULL)
+		return;
+	memcpy(d->raw, job->obj.raw, job->obj.raw_len);
+	d->raw[job->obj.raw_len] = '\0';
+	d->len = job->obj.raw_len;
+	memcpy(d->author, job->author, ALX_FP_LEN);
+	d->not_after = job->job.not_after;
+	rn->ndefer++;
+}
+
+/*
+ * Slots are free again: offer them the label jobs deferred while busy,
+ * oldest first, each once. runner_on_job() admits it again (approval,
+ * revocation, not-after, replay) and claims it; a job another runner
+ * claimed meanwhile gets the relay's 409 and is left.
+ */
+static void
+runner_retry_deferred(struct runner *rn)
+{
+	const struct alx_view_member	*m;
+	struct runner_deferred		 d;
+	struct alx_item			 it;
+
+	while (rn->ndefer > 0 && !rn->stopping &&
+	    runner_slot_free(rn) != NULL) {
+		d = rn->defer[0];
+		memmove(&rn->defer[0], &rn->defer[1],
+		    (rn->ndefer - 1) * sizeof(rn->defer[0]));
+		rn->ndefer--;
+		memset(&it, 0, sizeof(it));
+		if (d.not_after > http_now(&rn->cs.http) &&
+		    (m = alx_view_member_by_fp(&rn->cs.view,
+		    d.author)) != NULL &&
+		    alx_item_open(&it, d.raw, d.len, rn->cs.inv.sid,
+		    m->cert.pk) == ALX_OK && !runner_seen_has(rn->seen, it.id))
+			runner_on_job(rn, &it, m);
+		alx_item_free(&it);
+		free(d.raw);
+	}
+}
+
+void
+runner_defer_free(struct runner *rn)
+{
+	while (rn->ndefer > 0)
+		free(rn->defer[--rn->ndefer].raw);
+}
+
+int
+runner_python_sync(struct runner *rn, char **cause)
+{
+	struct alx_private		 priv;
+	struct alx_job_limits		 none;
+	const struct alx_job_limits	*lim;
+	char				 key[33];
+	int				 r = ALX_OK;
+
+	*cause = NULL;
+	memset(&priv, 0, sizeof(priv));
+	memset(&none, 0, sizeof(none));
+	if (alx_view_private(&rn->cs.view, &priv) != ALX_OK)
+		return ALX_OK;
+	lim = priv.has_limits ? &priv.limits : &none;
+	if ((lim->kinds & ALX_JOBKIND_PYTHON) == 0 && lim->runtime == NULL &&
+	    lim->npackages == 0) {
+		runner_pyenv_free(&rn->py);	/* no Python in this session */
+		alx_private_free(&priv);
+		return ALX_OK;
+	}
+	runner_pyenv_key(lim, &rn->pyopts, key);
+	if ((rn->py.active || rn->py.error[0] != '\0') &&
+	    strcmp(key, rn->py.key) == 0) {
+		alx_private_free(&priv);
+		return ALX_OK;		/* what the session asks for is made */
+	}
+	log_info("python: the session asks for %s with %zu package(s)",
+	    lim->runtime ? lim->runtime : "python3", lim->npackages);
+	/* docker: the image's python3, or a job image per allowlist. */
+	if (strcmp(rn->be->name, "docker") == 0)
+		r = runner_docker_pyenv(&rn->py, lim, &rn->pyopts, cause);
+	else
+		r = runner_pyenv_prepare(&rn->py, lim, &rn->pyopts, cause);
+	if (r == ALX_OK)
+		log_info("python: %s (%s), %zu package(s)", rn->py.version,
+		    rn->py.source, rn->py.npkgs);
+	alx_private_free(&priv);
+	return r;
+}
+
+/* The owner changed the manifest: the runtime follows its limits. */
+static void
+runner_python_changed(struct runner *rn)
+{
+	char	*cause = NULL;
+	int	 r;
+
+	if ((r = runner_python_sync(rn, &cause)) != ALX_OK)
+		log_warnx("python: %s; the session's python jobs are refused",
+		    cause ? cause : alx_errname(r));
+	free(cause);
+}
+
 static int
 runner_on_event(struct csession *cs, const struct alx_view_event *ev,
     void *arg)
@@ -677,6 +824,7 @@ runner_on_event(struct csession *cs, const struct alx_view_event *ev,
 
 	(void)cs;
 	if (ev->type == ALX_EV_MANIFEST) {
+		runner_python_changed(rn);
 		approved = runner_is_approved(&rn->cs.view, &rn->me);
 		if (approved != rn->approved)
 			log_info("runner: %s", approved ? "approved by the "
@@ -737,6 +885,7 @@ runner_announce(struct runner *rn)
 	char			 path[128];
 	int			 r;
 
+	rn->last_announce = runner_now_ms();
 	memset(&a, 0, sizeof(a));
 	memcpy(a.sid, rn->cs.inv.sid, ALX_SID_LEN);
 	memcpy(a.runner, rn->me.fp, ALX_FP_LEN);
@@ -787,6 +936,12 @@ runner_run(struct runner *rn)
 			    rn->grace_s);
 		}
 		busy = runner_step(rn, STEP_WAIT_MS);
+		runner_retry_deferred(rn);
+		/* Stay online in the relay's eyes (job ls, runner_busy). */
+		if (!rn->stopping && runner_now_ms() - rn->last_announce >=
+		    RUNNER_ANNOUNCE_S * 1000 && runner_announce(rn) != ALX_OK)
+			log_debug("runner: announcement not taken; again "
+			    "later");
 		if (rn->stopping) {
 			if (!busy)
 				break;

@@ -9,6 +9,7 @@
 
 #include "client.h"
 #include "runnerd.h"
+#include "runner-python.h"
 
 struct runner_slot {
 	int			 used;
@@ -23,6 +24,22 @@ struct runner_slot {
 	char			 author_name[ALX_DISPLAY_MAX + 1];
 	struct runner_tree	*tree;		/* tree: its sender's workspace */
 };
+
+/*
+ * A label job seen while every slot was taken: it waits at the relay for
+ * any free runner of the label, and this one claims it when a slot frees
+ * (unless another runner did first). Our own copy of the signed object,
+ * verified when it arrived, opened again with its author's key then.
+ */
+struct runner_deferred {
+	char			*raw;
+	size_t			 len;
+	uint8_t			 author[ALX_FP_LEN];
+	int64_t			 not_after;
+};
+#define RUNNER_DEFER_MAX	256	/* oldest dropped past this */
+#define RUNNER_ANNOUNCE_S	30	/* the relay counts a runner online
+					 * for 90 s after its announcement */
 
 struct runner {
 	struct client_ctx		 ctx;
@@ -43,12 +60,27 @@ struct runner {
 	int				 replaying;	/* catching up */
 	char				 statedir[PATH_MAX];
 	char				 workroot[PATH_MAX];
+	/* The session's Python (issue 9): made by runner_python_sync(), or
+	 * filled by the docker backend; in every result's env. */
+	struct runner_pyenv		 py;
+	struct runner_pyopts		 pyopts;
+	char				 cachedir[PATH_MAX];
+	struct runner_deferred		 defer[RUNNER_DEFER_MAX];
+	size_t				 ndefer;
+	int64_t				 last_announce;	/* ms */
 };
 
 extern volatile sig_atomic_t	runner_stop;
 
 int	runner_announce(struct runner *);
 int	runner_run(struct runner *);
+void	runner_defer_free(struct runner *);
 int	runner_post_verify(struct runner *);
+/*
+ * Make the Python runtime the session's current limits ask for, when they
+ * changed (local and process sandboxes). ALX_OK, or prepare's error with
+ * *cause (malloc'd); on an error the session's python jobs are refused.
+ */
+int	runner_python_sync(struct runner *, char **cause);
 
 #endif /* ALX_RUNNER_LOOP_H */

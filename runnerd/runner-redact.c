@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runnerd.h"
+#include "runner-python.h"
 
 /* A path ends where a byte that can continue a file name does not follow. */
 static int
@@ -72,4 +73,34 @@ runner_redact(const char *text, size_t len, const struct redact_rule *rules,
 	if (outlen != NULL)
 		*outlen = (size_t)(o - out);
 	return out;
+}
+
+/*
+ * The session's Python runtime: the venv (or --python's prefix) on the
+ * host and SANDBOX_PY_DIR inside. A prefix of /usr or /usr/local is the
+ * system's own and stays (it would hide every system path).
+ */
+size_t
+runner_redact_runtime(const struct runner_pyenv *pe, struct redact_rule *r,
+    size_t max)
+{
+	size_t	n = 0;
+
+	if (pe == NULL || !pe->active)
+		return 0;
+	if (n < max && pe->host_dir[0] != '\0') {
+		r[n].from = pe->host_dir;
+		r[n++].to = "$RUNTIME";
+	}
+	if (n < max && pe->prefix[0] == '/' && strcmp(pe->prefix,
+	    pe->host_dir) != 0 && strcmp(pe->prefix, "/usr") != 0 &&
+	    strcmp(pe->prefix, "/usr/local") != 0) {
+		r[n].from = pe->prefix;
+		r[n++].to = "$RUNTIME";
+	}
+	if (n < max && pe->host_dir[0] != '\0') {
+		r[n].from = SANDBOX_PY_DIR;
+		r[n++].to = "$RUNTIME";
+	}
+	return n;
 }

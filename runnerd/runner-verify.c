@@ -31,6 +31,7 @@
 
 #include "airlox.h"
 #include "sandbox.h"
+#include "runner-docker.h"
 #include "runner-egress.h"
 
 #define VERIFY_MAX_PROBES	40
@@ -55,6 +56,7 @@ struct verify_ctx {
 	struct verify_probe	 probes[VERIFY_MAX_PROBES];
 	size_t			 nprobes;
 	char			 enforced[1024];
+	int			 docker;	/* the docker sandbox's layout */
 };
 
 /* The probes each mode must report (sandbox-probe.c). */
@@ -63,8 +65,9 @@ static const char *const verify_common[] = {
 	"direct_domain", "dns", "host_loopback", "proxy_bypass",
 	"write_outside", "landlock", "canary_files", "mountinfo", "dev_nodes",
 	"capabilities", "no_new_privs", "seccomp", "userns", "syscall32",
-	"tiocsti", NULL
+	"io_uring", "nonroot", "tiocsti", NULL
 };
+static const char *const verify_docker[] = { "root_ro", NULL };
 static const char *const verify_allow[] = {
 	"proxy_env", "proxy_allowed", "proxy_denied", "proxy_ip_literal",
 	"proxy_metadata", NULL
@@ -272,7 +275,10 @@ verify_argv(struct verify_ctx *v, const char **argv, size_t max,
 	size_t	n = 0, i, used = 0;
 	int	w;
 
-	if (sandbox_linux_mounts(mounts, mlen) != 0 ||
+	if (v->docker ? sandbox_docker_mounts(net_mode == ALX_NET_FULL,
+	    mounts, mlen) != 0 ||
+	    sandbox_docker_devs(devs, dlen) != 0 :
+	    sandbox_linux_mounts(mounts, mlen) != 0 ||
 	    sandbox_linux_devs(devs, dlen) != 0)
 		return ALX_ERR_TOO_LARGE;
 	envs[0] = '\0';
@@ -317,6 +323,8 @@ verify_argv(struct verify_ctx *v, const char **argv, size_t max,
 		argv[n++] = "-a";
 		argv[n++] = allowed;
 	}
+	if (v->docker)
+		argv[n++] = "-k";
 	argv[n] = NULL;
 	return n < max ? 0 : ALX_ERR_TOO_LARGE;
 }
@@ -334,6 +342,8 @@ verify_complete(struct verify_ctx *v, int net_mode, const char *why)
 		verify_add(v, "FAIL", verify_common[i], why);
 	for (i = 0; extra != NULL && extra[i] != NULL; i++)
 		verify_add(v, "FAIL", extra[i], why);
+	for (i = 0; v->docker && verify_docker[i] != NULL; i++)
+		verify_add(v, "FAIL", verify_docker[i], why);
 }
 
 static int
@@ -526,10 +536,11 @@ runner_verify_run(const struct runner_verify_opts *o,
 	    net_mode < ALX_NET_NONE || net_mode > ALX_NET_FULL ||
 	    (net_mode == ALX_NET_ALLOW && nallow == 0))
 		return ALX_ERR_INVALID;
-	if (strcmp(be->name, "local") != 0)
+	if (strcmp(be->name, "local") != 0 && strcmp(be->name, "docker") != 0)
 		return ALX_ERR_NOT_ALLOWED;	/* process: nothing to prove */
 	if ((v = calloc(1, sizeof *v)) == NULL)
 		return ALX_ERR_NOMEM;
+	v->docker = strcmp(be->name, "docker") == 0;
 	if ((r = verify_plant(v, statedir, workroot)) != 0)
 		verify_complete(v, net_mode, "verify could not set up its "
 		    "canaries and folders");

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "runnerd.h"
 #include "sandbox.h"
+#include "runner-docker.h"
 #include "runner-loop.h"
 #include "runner-egress.h"
 
@@ -257,6 +258,91 @@ runner_setup_dirs(struct runner *rn, const struct runner_cfg *cfg)
 	free(cause);
 }
 
+/*
+ * --sandbox docker, once joined: jobs are labelled with this runner's key,
+ * containers a previous run left are removed, and a session that allows
+ * Python jobs needs python3 in the image.
+ */
+static void
+runner_docker_join(struct runner *rn)
+{
+	struct alx_private	 priv;
+	char			*cause = NULL, version[32];
+	size_t			 removed;
+	int			 python = 1;
+
+	if (strcmp(rn->be->name, "docker") != 0)
+		return;
+	if (runner_docker_adopt(rn->cs.view.me_fps, &removed, &cause) != 0)
+		fatalx("docker: %s", cause ? cause : "cleanup failed");
+	if (removed > 0)
+		log_info("docker: removed %zu container(s) a previous run left",
+		    removed);
+	memset(&priv, 0, sizeof(priv));
+	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK &&
+	    priv.has_limits && priv.limits.kinds != 0)
+		python = (priv.limits.kinds & ALX_JOBKIND_PYTHON) != 0;
+	alx_private_free(&priv);
+	if (python && runner_docker_python(runner_docker_image(), version,
+	    sizeof(version), &cause) != 0)
+		fatalx("docker: %s", cause ? cause : "no python3 in the image");
+	if (python)
+		log_info("docker: image %s, python %s", runner_docker_image(),
+		    version);
+	free(cause);
+}
+
+/*
+ * The session's Python (issue 9), once its limits are known: a runtime
+ * this machine lacks, or a --python that does not fit the pins, refuses
+ * the session here; a venv pip could not make refuses its python jobs.
+ */
+static void
+runner_python_join(struct runner *rn, struct runner_cfg *cfg)
+{
+	struct alx_private	 priv;
+	char			*cause = NULL, *fl;
+	int			 r, named = 0;
+
+	if (cfg->python != NULL && cfg->python[0] != '/')
+		fatalx("--python %s: give an absolute path", cfg->python);
+	if (cfg->find_links != NULL) {
+		if ((fl = realpath(cfg->find_links, NULL)) == NULL)
+			fatal("--find-links %s", cfg->find_links);
+		free(cfg->find_links);
+		cfg->find_links = fl;
+	}
+	runner_pathf(rn->cachedir, sizeof(rn->cachedir), "%s/cache",
+	    rn->statedir);
+	rn->pyopts.python = cfg->python;
+	rn->pyopts.index_url = cfg->package_index;
+	rn->pyopts.find_links = cfg->find_links;
+	rn->pyopts.cache_dir = rn->cachedir;
+	rn->pyopts.mount = strcmp(rn->be->name, "local") == 0;
+	rn->pyopts.timeout_s = 900;
+	if ((r = runner_python_sync(rn, &cause)) == ALX_OK) {
+		/* process, as root: jobs run as another uid, outside 0700. */
+		if (rn->py.active && rn->py.host_dir[0] != '\0' &&
+		    !rn->pyopts.mount && geteuid() == 0)
+			log_warnx("python: --sandbox process as root: jobs run "
+			    "as another uid, which cannot enter the state dir's "
+			    "venv; use --sandbox local or --python");
+		return;
+	}
+	memset(&priv, 0, sizeof(priv));
+	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK && priv.has_limits)
+		named = priv.limits.runtime != NULL ||
+		    priv.limits.npackages > 0;
+	alx_private_free(&priv);
+	/* What the session names and this machine cannot give: no join. */
+	if ((r == ALX_ERR_NOT_FOUND && (named || cfg->python != NULL)) ||
+	    r == ALX_ERR_NOT_ALLOWED)
+		fatalx("%s", cause ? cause : alx_errname(r));
+	log_warnx("python: %s; the session's python jobs are refused",
+	    cause ? cause : alx_errname(r));
+	free(cause);
+}
+
 /* "airlox-runnerd verify": the boundary probes, in a job's sandbox. */
 static int
 runner_verify_cmd(struct runner *rn, const struct runner_cfg *cfg)
@@ -314,12 +400,18 @@ main(int argc, char **argv)
 	rn.grace_s = cfg.grace_s;
 	if ((rn.be = sandbox_find(cfg.sandbox ? cfg.sandbox : "local")) == NULL)
 		fatalx("--sandbox %s: not a sandbox this runner has (local, "
-		    "process)", cfg.sandbox);
+		    "process, docker)", cfg.sandbox);
 	rn.shim = runner_shim();
+	if (strcmp(rn.be->name, "docker") == 0 &&
+	    runner_docker_check(cfg.image, &cause) != ALX_OK)
+		fatalx("%s", cause ? cause : "docker: the daemon or image");
 	runner_check_sandbox(&rn, &cfg);
 	runner_setup_dirs(&rn, &cfg);
-	if (cfg.verify)
-		return runner_verify_cmd(&rn, &cfg);
+	if (cfg.verify) {
+		r = runner_verify_cmd(&rn, &cfg);
+		runner_cfg_free(&cfg);
+		return r;
+	}
 	/* The proxy starts before any key or invite is loaded. */
 	if (runner_egress_start(&rn.egress, NULL, rn.statedir, &cause) != 0)
 		fatalx("%s", cause ? cause : "the egress proxy did not start");
@@ -351,6 +443,8 @@ main(int argc, char **argv)
 	rn.me.name = cfg.name;
 	memcpy(rn.me.fp, rn.cs.view.me_fp, ALX_FP_LEN);
 	rn.me.kinds = ALX_JOBKIND_SHELL | ALX_JOBKIND_PYTHON;
+	runner_docker_join(&rn);
+	runner_python_join(&rn, &cfg);
 	rn.nslots = cfg.concurrency;
 	if ((rn.slots = calloc((size_t)rn.nslots, sizeof(*rn.slots))) == NULL)
 		fatalx("out of memory");
@@ -369,6 +463,8 @@ main(int argc, char **argv)
 	runner_egress_stop(rn.egress);
 	runner_audit_close(&rn.audit);
 	runner_seen_free(rn.seen);
+	runner_defer_free(&rn);
+	runner_pyenv_free(&rn.py);
 	free(rn.slots);
 	while (rn.me.nlabels > 0)
 		free(rn.me.labels[--rn.me.nlabels]);

@@ -18,6 +18,10 @@ struct redact_rule {
 };
 char	*runner_redact(const char *, size_t, const struct redact_rule *,
 	    size_t, size_t *outlen);
+struct runner_pyenv;
+/* Rules (at most max) for the Python runtime's folders: "$RUNTIME". */
+size_t	runner_redact_runtime(const struct runner_pyenv *,
+	    struct redact_rule *, size_t max);
 
 /* runner-audit.c */
 struct runner_audit {
@@ -54,14 +58,15 @@ void	runner_seen_prune(struct runner_seen *, int64_t now);
 void	runner_seen_free(struct runner_seen *);
 /*
  * Decide about a job item the view accepted: for this runner at all, and
- * if so admitted or refused (reason: a stable refusal name). On RUNNER_RUN
+ * if so admitted or refused (reason: a stable refusal name; detail, when
+ * not NULL, receives a line for the refusal's text, or ""). On RUNNER_RUN
  * the key and the decoded meta are returned.
  */
 int	runner_admit(const struct alx_view *, const struct runner_ident *,
 	    const struct runner_seen *, const struct alx_item *job,
 	    const struct alx_view_member *author, int64_t now,
 	    uint8_t kitem[ALX_KEY_LEN], struct alx_jobmeta *meta,
-	    const char **reason);
+	    const char **reason, char *detail, size_t detaillen);
 
 /* runner-config.c */
 struct runner_cfg {
@@ -73,12 +78,16 @@ struct runner_cfg {
 	char	*labels;
 	char	*description;
 	char	*sandbox;
+	char	*image;			/* --sandbox docker */
 	char	*work_root;
 	char	*state_dir;
 	char	*config;
 	char	*ca_file;
 	char	*insecure_host;
 	char	*env_allow;		/* A,B: more names passed to jobs */
+	char	*python;		/* --python PATH */
+	char	*package_index;		/* --package-index URL */
+	char	*find_links;		/* --find-links DIR */
 	int	 concurrency;
 	int	 grace_s;
 	int	 workspace;
@@ -133,6 +142,7 @@ struct sandbox_job;
 struct sandbox_backend;
 struct sandbox_limits;
 struct sandbox_result;
+struct runner_pyenv;
 struct runner_job {
 	uint8_t			 id[ALX_ID_LEN];
 	uint8_t			 hash[ALX_HASH_LEN];	/* of the job object */
@@ -144,6 +154,7 @@ struct runner_job {
 	char			 outdir[PATH_MAX];
 	char			 job_id[ALX_B64_ENCLEN(ALX_ID_LEN) + 1];
 	struct sandbox_job	*sb;
+	const struct runner_pyenv *py;	/* the session's Python, or NULL */
 	void			(*output_cb)(void *, int, const char *,
 				    size_t);
 	void			*output_arg;

@@ -77,6 +77,7 @@ static const struct {
 	{ "/",		 LL_FS_READ_DIR },
 	{ "/usr",	 LL_RX },
 	{ "/etc",	 LL_RX },
+	{ "/opt/airlox/python", LL_RX },	/* SANDBOX_PY_DIR, when bound */
 	{ "/proc",	 LL_READ },
 	{ "/dev/null",	 LL_DEV },
 	{ "/dev/zero",	 LL_DEV },

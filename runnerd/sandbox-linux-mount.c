@@ -6,9 +6,10 @@
  * Propagation private first; a small tmpfs becomes the new root; into
  * it go read-only binds of /usr (and the host's /bin, /lib* links or
  * dirs), a generated /etc with a few copied files, the workspace at /work
- * and the out dir at /out (read-write, from fds opened before), /tmp and
- * /dev/shm as size-limited tmpfs, a /dev with six host nodes bound in, and
- * a fresh /proc. pivot_root(".", ".") then detaches the old root, and the
+ * and the out dir at /out (read-write, from fds opened before), the
+ * session's Python venv read-only at SANDBOX_PY_DIR when it has one, /tmp
+ * and /dev/shm as size-limited tmpfs, a /dev with six host nodes bound in,
+ * and a fresh /proc. pivot_root(".", ".") then detaches the old root, and the
  * root tmpfs is made read-only. Nothing else of the host is reachable.
  *
  * Runs between clone() and exec() in a child: no allocation, stack
@@ -34,6 +35,7 @@
 
 #include "airlox.h"
 #include "sandbox-priv.h"
+#include "runner-python.h"
 
 #define STAGE	"/tmp"		/* where the new root is assembled */
 
@@ -320,6 +322,57 @@ mount_fd_bind(int fd, const char *dst)
 	return mount_bind(src, dst, MS_NOSUID | MS_NODEV, 0);
 }
 
+/*
+ * The runner's side, before clone(): a detached copy of the venv's mount
+ * (open_tree), made read-only, nosuid and nodev while the runner still
+ * may; the job's side attaches it (move_mount). The job's uid never needs
+ * to reach the venv through the state dir (0700), and cannot undo the
+ * flags. Returns the fd, or -errno.
+ */
+int
+sandbox_mount_py_open(const char *dir)
+{
+	struct mount_attr	attr;
+	int			fd;
+
+	fd = open_tree(AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_SYMLINK_NOFOLLOW);
+	if (fd == -1)
+		return -errno;
+	memset(&attr, 0, sizeof attr);
+	attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV;
+	if (mount_setattr(fd, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0) {
+		int	e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* The venv at SANDBOX_PY_DIR, from sandbox_mount_py_open()'s fd. */
+static int
+mount_python(int fd)
+{
+	char	dst[sizeof(STAGE SANDBOX_PY_DIR)], *p;
+
+	if (fd < 0)
+		return 0;
+	snprintf(dst, sizeof dst, STAGE SANDBOX_PY_DIR);
+	for (p = dst + strlen(STAGE) + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		if (mkdir(dst, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(dst, 0755) != 0)
+		return -errno;
+	if (move_mount(fd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+		return -errno;
+	return 0;
+}
+
 #define STEP(name, expr) do {						\
 	*what = (name);							\
 	if ((r = (expr)) != 0)						\
@@ -401,6 +454,7 @@ sandbox_mount_root(const struct sandbox_mount_ctx *ctx, const char **what)
 	STEP("bind workspace", mount_fd_bind(ctx->workfd,
 	    STAGE SANDBOX_WORK_DIR));
 	STEP("bind out dir", mount_fd_bind(ctx->outfd, STAGE SANDBOX_OUT_DIR));
+	STEP("attach " SANDBOX_PY_DIR, mount_python(ctx->py_fd));
 	STEP("mkdir /tmp", mount_mkdir(STAGE "/tmp"));
 	STEP("/tmp tmpfs", mount_tmpfs(STAGE "/tmp", MS_NOSUID | MS_NODEV,
 	    "1777", ctx->tmp_bytes));

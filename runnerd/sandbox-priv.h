@@ -32,6 +32,8 @@ struct sandbox_job {
 	char			 *outdir;
 	char			 *job_id;
 	char			 *shim;
+	int			  py_fd;	/* local: the venv's detached
+						 * mount (spec->py_dir), or -1 */
 	struct sandbox_limits	  lim;
 	uid_t			  uid;		/* host uid of the job */
 	gid_t			  gid;
@@ -99,11 +101,15 @@ struct sandbox_mount_ctx {
 	uid_t		 uid;		/* inside */
 	gid_t		 gid;
 	int		 net_host;	/* copy /etc/resolv.conf */
+	int		 py_fd;		/* sandbox_mount_py_open() of the
+					 * venv, attached at SANDBOX_PY_DIR;
+					 * -1 for none */
 #ifdef SANDBOX_TEST_WEAKEN
 	const char	*weaken_dir;	/* test builds: a host dir bound in */
 #endif
 };
 int	 sandbox_mount_root(const struct sandbox_mount_ctx *, const char **what);
+int	 sandbox_mount_py_open(const char *dir);
 int	 sandbox_net_lo_up(void);
 
 #endif /* ALX_SANDBOX_PRIV_H */

@@ -5,7 +5,12 @@
  *
  *	airlox-probe -m none|allow|full [-p hostport] [-a allowed-name]
  *	    [-d denied-name] [-M mounts] [-D devs] [-v canary-var]
- *	    [-e "allowed env names"] [-c label:path]...
+ *	    [-e "allowed env names"] [-c label:path]... [-k]
+ *
+ * -k: the docker layout: the mount list leaves out the kernel's file
+ * systems (proc, sysfs, cgroup, devpts, mqueue and whatever is mounted
+ * under /proc and /sys, which the container runtime masks), and the
+ * root_ro probe checks that / is mounted read-only.
  *
  * One line per probe on stdout: "PASS|FAIL|SKIP name reason". A probe
  * passes only on the exact failure the boundary should cause (no route,
@@ -51,6 +56,7 @@ static struct {
 	const char	*env_names;
 	const char	*canary[PROBE_MAX_CANARY];
 	int		 ncanary;
+	int		 docker;
 } opt;
 
 static void __attribute__((format(printf, 3, 4)))
@@ -569,7 +575,13 @@ probe_canaries(void)
 		colon = strchr(opt.canary[i], ':');
 		if (colon == NULL)
 			continue;
-		if (stat(colon + 1, &st) == 0 || errno != ENOENT) {
+		/*
+		 * -k: the image has its own /root, which may hide a path
+		 * with EACCES; no host directory but /work and /out is
+		 * mounted (mountinfo proves it), so that is not the canary.
+		 */
+		if (stat(colon + 1, &st) == 0 || (errno != ENOENT &&
+		    !(opt.docker && errno == EACCES))) {
 			report("FAIL", "canary_files", "the %.*s canary is "
 			    "visible (%s)", (int)(colon - opt.canary[i]),
 			    opt.canary[i], strerror(errno));
@@ -600,10 +612,47 @@ sorted_join(char **v, size_t n, char *out, size_t len)
 		    i ? " " : "", v[i]);
 }
 
+/* -k: a mount of the kernel's own file systems, or masked by the runtime. */
+static int
+kernel_mount(const char *line, const char *mp)
+{
+	static const char *const types[] = {
+		"proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", NULL
+	};
+	const char	*sep = strstr(line, " - ");
+	char		 type[64];
+	size_t		 i;
+
+	if (strncmp(mp, "/proc/", 6) == 0 || strncmp(mp, "/sys/", 5) == 0)
+		return 1;
+	if (sep == NULL || sscanf(sep + 3, "%63s", type) != 1)
+		return 0;
+	for (i = 0; types[i] != NULL; i++)
+		if (strcmp(type, types[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* -k: / must be mounted read-only (the container's ReadonlyRootfs). */
+static void
+probe_root_ro(const char *opts)
+{
+	char	o[256], *t, *save = NULL;
+	int	ro = 0;
+
+	snprintf(o, sizeof o, "%s", opts);
+	for (t = strtok_r(o, ",", &save); t != NULL;
+	    t = strtok_r(NULL, ",", &save))
+		if (strcmp(t, "ro") == 0)
+			ro = 1;
+	report(ro ? "PASS" : "FAIL", "root_ro", "/ is mounted %s", opts);
+}
+
 static void
 probe_mountinfo(void)
 {
-	char	 line[4096], mp[1024], *v[64], got[4096];
+	char	 line[4096], mp[1024], mo[256], *v[64], got[4096];
+	char	 rootopts[256] = "(not found)";
 	size_t	 n = 0, i;
 	FILE	*fp;
 
@@ -611,10 +660,18 @@ probe_mountinfo(void)
 		report("FAIL", "mountinfo", "cannot read: %s", strerror(errno));
 		return;
 	}
-	while (n < 64 && fgets(line, sizeof line, fp) != NULL)
-		if (sscanf(line, "%*s %*s %*s %*s %1023s", mp) == 1)
-			v[n++] = strdup(mp);
+	while (n < 64 && fgets(line, sizeof line, fp) != NULL) {
+		if (sscanf(line, "%*s %*s %*s %*s %1023s %255s", mp, mo) != 2)
+			continue;
+		if (strcmp(mp, "/") == 0)
+			snprintf(rootopts, sizeof rootopts, "%s", mo);
+		if (opt.docker && kernel_mount(line, mp))
+			continue;
+		v[n++] = strdup(mp);
+	}
 	fclose(fp);
+	if (opt.docker)
+		probe_root_ro(rootopts);
 	sorted_join(v, n, got, sizeof got);
 	for (i = 0; i < n; i++)
 		free(v[i]);
@@ -740,6 +797,49 @@ probe_syscall32(void)
 }
 
 static void
+probe_io_uring(void)
+{
+	unsigned char	params[120];
+	long		r;
+
+	memset(params, 0, sizeof params);
+	r = syscall(425, 1, params);		/* io_uring_setup */
+	if (r >= 0) {
+		close((int)r);
+		report("FAIL", "io_uring", "io_uring_setup succeeded");
+	} else if (errno == EPERM)
+		report("PASS", "io_uring", "io_uring_setup: EPERM");
+	else if (errno == ENOSYS)
+		report("SKIP", "io_uring", "the kernel has no io_uring");
+	else
+		report("FAIL", "io_uring", "io_uring_setup: %s",
+		    strerror(errno));
+}
+
+static void
+probe_nonroot(void)
+{
+	uid_t	ru, eu, su;
+	gid_t	rg, eg, sg, groups[64];
+	int	n, i, root = 0;
+
+	if (getresuid(&ru, &eu, &su) != 0 || getresgid(&rg, &eg, &sg) != 0 ||
+	    (n = getgroups(64, groups)) < 0) {
+		report("FAIL", "nonroot", "cannot read ids: %s",
+		    strerror(errno));
+		return;
+	}
+	if (ru == 0 || eu == 0 || su == 0 || rg == 0 || eg == 0 || sg == 0)
+		root = 1;
+	for (i = 0; i < n; i++)
+		if (groups[i] == 0)
+			root = 1;
+	report(root ? "FAIL" : "PASS", "nonroot", "uid %u gid %u, %d "
+	    "supplementary group(s)%s", (unsigned)eu, (unsigned)eg, n,
+	    root ? ", root among them" : ", none root");
+}
+
+static void
 probe_tiocsti(void)
 {
 	char	c = 'x';
@@ -822,7 +922,7 @@ main(int argc, char **argv)
 	int	c;
 
 	opt.mode = "none";
-	while ((c = getopt(argc, argv, "m:p:a:d:M:D:v:e:c:")) != -1) {
+	while ((c = getopt(argc, argv, "m:p:a:d:M:D:v:e:c:k")) != -1) {
 		switch (c) {
 		case 'm': opt.mode = optarg; break;
 		case 'p': opt.hostport = atoi(optarg); break;
@@ -832,6 +932,7 @@ main(int argc, char **argv)
 		case 'D': opt.devs = optarg; break;
 		case 'v': opt.canary_var = optarg; break;
 		case 'e': opt.env_names = optarg; break;
+		case 'k': opt.docker = 1; break;
 		case 'c':
 			if (opt.ncanary < PROBE_MAX_CANARY)
 				opt.canary[opt.ncanary++] = optarg;
@@ -859,6 +960,8 @@ main(int argc, char **argv)
 	probe_status();
 	probe_userns();
 	probe_syscall32();
+	probe_io_uring();
+	probe_nonroot();
 	probe_tiocsti();
 	return 0;
 }

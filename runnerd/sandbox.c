@@ -113,6 +113,8 @@ sandbox_find(const char *name)
 		return &sandbox_linux_backend;
 	if (strcmp(name, "process") == 0)
 		return &sandbox_process_backend;
+	if (strcmp(name, "docker") == 0)
+		return &sandbox_docker_backend;
 	return NULL;
 }
 
@@ -344,6 +346,7 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 	job->pid = -1;
 	job->pidfd = job->pipes[0] = job->pipes[1] = job->report = -1;
 	job->egress_fd = -1;
+	job->py_fd = -1;
 	job->reason = -1;
 	job->lim = spec->limits;
 	sandbox_limits_fill(&job->lim);
@@ -351,7 +354,7 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 	job->cb_arg = spec->output_arg;
 	job->net = spec->net;
 	job->egress_fd = -1;
-	if (job->net == SANDBOX_NET_PROXY && strcmp(be->name, "local") == 0) {
+	if (job->net == SANDBOX_NET_PROXY && strcmp(be->name, "process") != 0) {
 		struct stat	st;
 
 		if (fstat(spec->egress_fd, &st) != 0 || !S_ISSOCK(st.st_mode))
@@ -376,6 +379,13 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 	    (job->shim = strdup(spec->shim_path != NULL ? spec->shim_path :
 	    SANDBOX_SHIM_PATH)) == NULL)
 		return ALX_ERR_NOMEM;
+	/* local: the Python runtime, read-only at SANDBOX_PY_DIR (issue 9). */
+	if (spec->py_dir != NULL && spec->py_dir[0] != '\0' &&
+	    strcmp(be->name, "local") == 0 &&
+	    (job->py_fd = sandbox_mount_py_open(spec->py_dir)) < 0) {
+		job->py_fd = -1;
+		return ALX_ERR_BAD_PATH;
+	}
 	job->as_root = geteuid() == 0;
 	job->uid = spec->host_uid != 0 ? spec->host_uid : SANDBOX_UID_BASE;
 	job->gid = spec->host_gid != 0 ? spec->host_gid : (gid_t)job->uid;
@@ -383,7 +393,8 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 		job->uid = geteuid();
 		job->gid = getegid();
 	}
-	return sandbox_env_build(job, spec, strcmp(be->name, "local") == 0);
+	/* local and docker: the fixed paths inside (/work, /out). */
+	return sandbox_env_build(job, spec, strcmp(be->name, "process") != 0);
 }
 
 int
@@ -770,6 +781,8 @@ sandbox_free(struct sandbox_job *job)
 	free(job->outdir);
 	free(job->job_id);
 	free(job->shim);
+	if (job->py_fd >= 0)
+		close(job->py_fd);
 	free(job);
 }
 

@@ -12,6 +12,8 @@
  *		 with our own static init (airlox-shim) as pid 1 of the job.
  *	process	 a plain process group with rlimits, for trusted code on
  *		 systems without namespaces; its enforced text says so.
+ *	docker	 a fresh container per job through the Docker Engine API,
+ *		 airlox-shim as its init (sandbox-docker.c).
  *
  * Use:
  *	be = sandbox_find("local");
@@ -101,6 +103,12 @@ struct sandbox_spec {
 	int			 egress_fd;	/* PROXY: the job's socket
 						 * (runner_egress_job); the
 						 * sandbox keeps a copy */
+	/*
+	 * local: a host dir (the session's Python venv) bound read-only,
+	 * nosuid, nodev at SANDBOX_PY_DIR; NULL or "" for none. The other
+	 * backends ignore it (process: the job uses the venv's own path).
+	 */
+	const char		*py_dir;
 };
 
 #define SANDBOX_UID_BASE	((uid_t)2000000000u)
@@ -156,8 +164,10 @@ struct sandbox_backend {
 
 extern const struct sandbox_backend sandbox_linux_backend;
 extern const struct sandbox_backend sandbox_process_backend;
+/* docker: its settings and API client are in runner-docker.h. */
+extern const struct sandbox_backend sandbox_docker_backend;
 
-/* "local" or "process"; NULL for another name. */
+/* "local", "process" or "docker"; NULL for another name. */
 const struct sandbox_backend *sandbox_find(const char *name);
 void		 sandbox_limits_default(struct sandbox_limits *);
 /* Fill zero fields of a limits struct with the defaults. */

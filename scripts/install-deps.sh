@@ -43,6 +43,10 @@ mandoc                  test      man page lint (mandoc -Tlint)
 curl                    test      integration tests talk to the relay
 openssl                 test      test certificates
 python3                 test      test helpers
+python3-venv            test      runnerd Python venvs (tests/runnerd/python.sh)
+python3-pip             test      runnerd Python venvs: pip installs the allowlist
+python3-setuptools      test      runnerd Python tests: wheels of local projects
+python3-wheel           test      runnerd Python tests: wheels of local projects
 git                     test      client --tree tests
 iproute2                test      integration tests (ss)
 util-linux              test      runnerd sandbox tests (unshare, setpriv)
@@ -59,6 +63,9 @@ nginx                   bench     bench/relay-vs-nchan.sh (nchan under nginx, on
 libnginx-mod-nchan      bench     bench/relay-vs-nchan.sh (the nchan module)
 bubblewrap              bench     bench/sandbox-vs-bwrap.sh
 hyperfine               bench     bench/sandbox-vs-bwrap.sh (timing loop in Python without it)
+hyperfine               bench     bench/tree-vs-rsync.sh (timing)
+rsync                   bench     bench/tree-vs-rsync.sh (the comparison)
+openssh-server          bench     bench/tree-vs-rsync.sh (sshd on a loopback port)
 systemd                 test      systemd-analyze verify of the unit files (tests/packaging)
 zsh                     test      zsh completion test (tests/packaging/completion.sh)
 '

@@ -11,13 +11,13 @@ H=$T/home
 mkdir -p "$H"
 HOME=$H XDG_CONFIG_HOME= XDG_STATE_HOME= AIRLOX_INVITE=$RUNNER \
     "$AIRLOX" runner install-service --name box --labels gpu --workspace \
-    --no-enable >"$T/out" 2>&1
+    --find-links /srv/wheels --no-enable >"$T/out" 2>&1
 ok $? "install-service --no-enable exits 0"
 U=$H/.config/systemd/user/airlox-runner.service
 test -f "$U"
 ok $? "the unit is written to ~/.config/systemd/user"
 like "$(grep '^ExecStart=' "$U")" \
-    'airlox-runnerd --state-dir "[^"]*/.local/state/airlox" "--name" "box" "--labels" "gpu" "--workspace"' \
+    'airlox-runnerd --state-dir "[^"]*/.local/state/airlox" "--name" "box" "--labels" "gpu" "--find-links" "/srv/wheels" "--workspace"' \
     "ExecStart runs airlox-runnerd with the options, quoted"
 like "$(grep '^Environment=PATH=' "$U")" "^Environment=PATH=.+" \
     "the unit carries the PATH it was installed from"
@@ -63,5 +63,8 @@ ok $st "the agent is a property list running airlox-runnerd with the options"
 HOME=$H2 AIRLOX_INVITE=$RUNNER "$AIRLOX" runner install-service --name box \
     --launchd --sandbox local --no-enable >"$T/out3" 2>&1
 is $? 2 "--launchd refuses a sandbox other than process (usage, exit 2)"
+HOME=$H2 AIRLOX_INVITE=$RUNNER "$AIRLOX" runner install-service --name box \
+    --python python3 --no-enable >"$T/out4" 2>&1
+is $? 2 "a relative --python is refused (usage, exit 2)"
 like "$(cat "$T/out3")" "process sandbox" "... and says why"
 done_testing

@@ -3,7 +3,11 @@
 # --exec runs once per batch with item ids only (never text) and the
 # documented environment; --from owner ignores others; --max-hops stops two
 # --exec agents answering each other; --run-timeout kills a command and its
-# children; --agent runs a (fake) claude with ids in its prompt.
+# children; --agent runs a fake claude or codex with the argv the client
+# builds (claude -p PROMPT [--resume ID], codex exec [resume ID] PROMPT),
+# ids in the prompt and never the text; send --to NAME resolves from the
+# verified participants without reading the log, and refuses an unknown
+# or ambiguous name.
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
@@ -171,6 +175,98 @@ is $? 1 "but not the text"
 kill $LA
 wait $LA 2>/dev/null
 
+# The fake agents: each run writes its arguments (one per line), their
+# count and its environment to a new file $T/NAME.run.N.
+for agent in claude codex; do
+	cat >"$T/bin/$agent" <<SH
+#!/bin/sh
+{
+	for a in "\$@"; do echo "arg:\$a"; done
+	echo "argc:\$#"
+	echo "name:\$AIRLOX_NAME"
+	echo "invite:\${AIRLOX_INVITE:+set}"
+	echo "cachedir:\$AIRLOX_CACHE_DIR"
+} >"$T/$agent.tmp"
+mv "$T/$agent.tmp" "$T/$agent.run.\$(date +%s%N)"
+SH
+	chmod +x "$T/bin/$agent"
+done
+# agent_run AGENT OUT [LISTEN-OPTS...]: listen --agent AGENT --from owner
+# for bob until AGENT ran once; the run's file is copied to OUT.
+agent_run() {
+	ag=$1 o=$2
+	shift 2
+	rm -f "$T/$ag".run.* "$T/agent.json"	# no stale "run" line either
+	AIRLOX_INVITE=$SENDER PATH="$T/bin:$PATH" "$AX" bob --json listen \
+	    --agent "$ag" --from owner "$@" >"$T/agent.json" 2>>"$T/agent.err" &
+	AP=$!
+	EXTRA_PIDS="$EXTRA_PIDS $AP"
+	# listen reports the run once it noted where the next one resumes
+	wait_for grep -q '"event":"run"' "$T/agent.json"
+	st=$?
+	kill $AP
+	wait $AP 2>/dev/null
+	cp "$(ls "$T/$ag".run.* | head -n 1)" "$o" 2>/dev/null
+	return $st
+}
+# arg N FILE: the Nth argument of the run recorded in FILE.
+arg() {
+	sed -n 's/^arg://p' "$2" | sed -n "$1p"
+}
+
+# --agent codex --fresh: "codex exec PROMPT", the prompt naming the ids.
+INV=$OWNER ax alice --json send text --to bob "codex secret one" >"$T/c1.json"
+c1=$(json_get "$T/c1.json" 'j["id"]')
+agent_run codex "$T/codex1" --fresh
+ok $? "--agent codex ran codex"
+is "$(grep '^argc:' "$T/codex1") $(arg 1 "$T/codex1")" "argc:2 exec" \
+    "--fresh: codex exec PROMPT"
+like "$(arg 2 "$T/codex1")" "^New airlox items concern you .*: $c1\\. Read them with" \
+    "the prompt names the item id"
+grep -q 'codex secret' "$T/codex1"
+is $? 1 "never the message text"
+is "$(grep -c '^arg:.*[Ss]ecret' "$T/codex1")" 0 "in no argument"
+is "$(grep '^name:' "$T/codex1") $(grep '^invite:' "$T/codex1")" \
+    "name:bob invite:set" "codex gets AIRLOX_NAME and AIRLOX_INVITE"
+like "$(grep '^cachedir:' "$T/codex1")" "^cachedir:$T/c-bob/airlox$" \
+    "and AIRLOX_CACHE_DIR"
+
+# --resume ID: "codex exec resume ID PROMPT", with only the new item.
+INV=$OWNER ax alice --json send text --to bob "codex secret two" >"$T/c2.json"
+c2=$(json_get "$T/c2.json" 'j["id"]')
+agent_run codex "$T/codex2" --resume 0199a213-81c0-7800-8aa1-bbab2a035a53
+ok $? "--agent codex --resume ran codex"
+is "$(grep '^argc:' "$T/codex2") $(arg 1 "$T/codex2") $(arg 2 "$T/codex2") $(arg 3 "$T/codex2")" \
+    "argc:4 exec resume 0199a213-81c0-7800-8aa1-bbab2a035a53" \
+    "--resume: codex exec resume ID PROMPT"
+like "$(arg 4 "$T/codex2")" ": $c2\\. Read" "the prompt names the new item"
+grep -q -- "$c1" "$T/codex2"
+is $? 1 "not the item of the previous run"
+grep -q 'codex secret' "$T/codex2"
+is $? 1 "and never the text"
+
+# claude with --resume: "claude -p PROMPT --resume ID".
+INV=$OWNER ax alice --json send text --to bob "claude secret" >"$T/c3.json"
+c3=$(json_get "$T/c3.json" 'j["id"]')
+agent_run claude "$T/claude2" --resume sess_42
+ok $? "--agent claude --resume ran claude"
+is "$(grep '^argc:' "$T/claude2") $(arg 1 "$T/claude2") $(arg 3 "$T/claude2") $(arg 4 "$T/claude2")" \
+    "argc:4 -p --resume sess_42" "claude -p PROMPT --resume ID"
+like "$(arg 2 "$T/claude2")" ": $c3\\. Read" "the prompt names the item"
+grep -q 'claude secret' "$T/claude2"
+is $? 1 "never the text"
+
+# A conversation id that could pass for an option is refused.
+INV=$SENDER ax bob listen --agent codex --from owner --resume --yolo \
+    >/dev/null 2>"$T/resume.err"
+is $? 2 "--resume starting with '-' is a usage error"
+like "$(cat "$T/resume.err")" "--resume: an agent conversation id" "which says why"
+INV=$SENDER ax bob listen --agent codex --from owner --resume 'a b' \
+    >/dev/null 2>&1
+is $? 2 "--resume with a space is a usage error"
+INV=$SENDER ax bob listen --exec true --fresh >/dev/null 2>&1
+is $? 2 "--fresh without --agent is a usage error"
+
 # --max-hops: two agents answering each other stop.
 AIRLOX_INVITE=$SENDER "$AX" bob listen --max-hops 3 \
     --exec "$AIRLOX send text --to carol --reply-to \"\$1\" pong-bob #" \
@@ -193,4 +289,54 @@ INV=$OWNER ax alice listen --once --timeout 4 >/dev/null 2>&1
 is "$(pongs)" 4 "max-hops 3: the chain stops after 4 agent posts"
 kill $HB $HC
 wait $HB $HC 2>/dev/null
+
+# send --to NAME resolves from the participants' certificates (verified
+# against the manifest), not by reading the whole session log.
+INV=$OWNER ax alice --json session show >"$T/show.json"
+fp_of() {
+	python3 -c 'import json,sys
+j = json.loads([l for l in open(sys.argv[1]) if l.strip()][-1])
+print(" ".join(p["fp"] for p in j["participants"] if p["name"] == sys.argv[2]))' \
+	    "$T/show.json" "$1"
+}
+bobfp=$(fp_of bob)
+alicefp=$(fp_of alice)
+to_of() {	# to_of ID: the "to" list of item ID as alice reads it
+	INV=$OWNER ax alice --json read "$1" >"$T/read.json" 2>/dev/null
+	json_get "$T/read.json" '" ".join(j["to"])'
+}
+INV=$SENDER ax carol --verbose --json send text --to bob --to owner \
+    "to bob and the owner" >"$T/to1.json" 2>"$T/to1.err"
+is $? 0 "send --to NAME --to owner"
+is "$(to_of "$(json_get "$T/to1.json" 'j["id"]')")" "$bobfp $alicefp" \
+    "addresses exactly bob's and the owner's keys"
+grep -q '/participants' "$T/to1.err"
+ok $? "resolved from the participant list"
+grep -q '/log' "$T/to1.err"
+is $? 1 "without reading the session's log"
+printf 'a file\n' >"$T/note.txt"
+INV=$SENDER ax carol --json send file --to bob "$T/note.txt" >"$T/to2.json" 2>/dev/null
+is "$(to_of "$(json_get "$T/to2.json" 'j["id"]')")" "$bobfp" "send file --to NAME too"
+INV=$SENDER ax carol --json send text --to nobody "lost" >"$T/to3.json" 2>"$T/to3.err"
+is $? 4 "an unknown name: exit status 4"
+like "$(cat "$T/to3.err")" 'no participant named "nobody"' "with a clear message"
+is "$(json_get "$T/to3.json" 'j["error"]')" not_found "--json says not_found"
+# A second participant who calls itself bob: the name is ambiguous.
+XDG_CACHE_HOME=$T/c-bob2 AIRLOX_NAME=bob AIRLOX_INVITE=$SENDER "$AIRLOX" \
+    session show >/dev/null 2>&1
+INV=$SENDER ax carol send text --to bob "which bob" >/dev/null 2>"$T/to4.err"
+is $? 4 "an ambiguous name: exit status 4"
+like "$(cat "$T/to4.err")" '2 participants are named "bob": use a fingerprint' \
+    "the message says so and what to use instead"
+INV=$SENDER ax carol --json send text --to "$bobfp" "the first bob" >"$T/to5.json" 2>/dev/null
+is "$(to_of "$(json_get "$T/to5.json" 'j["id"]')")" "$bobfp" \
+    "--to FINGERPRINT picks one of them"
+# The owner revokes the second bob: the name is bob's alone again.
+INV=$OWNER ax alice --json session show >"$T/show.json"
+bob2fp=$(fp_of bob | tr ' ' '\n' | grep -v "^$bobfp$")
+INV=$OWNER ax alice session revoke "$bob2fp" >/dev/null 2>&1
+ok $? "the owner revokes the second bob"
+INV=$SENDER ax carol --json send text --to bob "bob again" >"$T/to6.json" 2>"$T/to6.err"
+is $? 0 "--to bob resolves again: a revoked participant is left out"
+is "$(to_of "$(json_get "$T/to6.json" 'j["id"]')")" "$bobfp" "to the first bob"
 done_testing

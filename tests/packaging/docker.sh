@@ -15,50 +15,23 @@
 . "${top_srcdir:-.}/tests/packaging/lib.sh"
 [ "${AIRLOX_SKIP_DOCKER:-0}" = 1 ] &&
     skip_all "AIRLOX_SKIP_DOCKER=1 (the Docker test runs in the first pass only)"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root to start dockerd"
-command -v dockerd >/dev/null 2>&1 || skip_all "needs dockerd (Debian package docker.io)"
+. "$top_srcdir/tests/docker-lib.sh"
 need curl python3 sha256sum tar
-DOCKER=docker
-[ -x /usr/bin/docker ] && DOCKER=/usr/bin/docker	# Debian's, the daemon's version
 [ -x "$AIRLOX" ] || skip_all "client/airlox is not built"
-CACHE=${AIRLOX_TEST_CACHE:-/var/cache/airlox-test}
 IMAGE=airlox-relayd:test
 started=$(date +%s)
 phase() { diag "$(($(date +%s) - started)) s: $*"; }
 
-# dockerd, on a disk directory (overlay2 needs a real file system).
-D=$(mktemp -d /var/tmp/airlox-docker.XXXXXX) || exit 99
-DOCKERD_PID=
+# dockerd, private (tests/docker-lib.sh).
 CIDS=
 CLEANUP_HOOK=docker_cleanup
 docker_cleanup() {
 	for c in $CIDS; do
 		$DOCKER rm -f "$c" >/dev/null 2>&1
 	done
-	if [ -n "$DOCKERD_PID" ]; then
-		kill "$DOCKERD_PID" 2>/dev/null
-		i=0
-		while kill -0 "$DOCKERD_PID" 2>/dev/null && [ $i -lt 150 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		kill -9 "$DOCKERD_PID" 2>/dev/null
-		wait "$DOCKERD_PID" 2>/dev/null
-	fi
-	# Mounts a killed daemon left behind, deepest first.
-	awk -v d="$D" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r |
-	    while IFS= read -r m; do umount -l "$m" 2>/dev/null; done
-	rm -rf "$D"
+	docker_stop
 }
-export DOCKER_HOST="unix://$D/docker.sock" DOCKER_CONFIG="$D/client" DOCKER_BUILDKIT=0
-dockerd --data-root "$D/root" --exec-root "$D/exec" --pidfile "$D/docker.pid" \
-    -H "$DOCKER_HOST" --iptables=false --ip-masq=false --bridge=none \
-    --log-level=warn >"$T/dockerd.log" 2>&1 &
-DOCKERD_PID=$!
-if ! wait_for 60 $DOCKER version; then
-	sed 's/^/# /' "$T/dockerd.log" | tail -n 5
-	skip_all "dockerd did not start here"
-fi
+docker_start
 phase "dockerd is up"
 
 # The base: debootstrap's minbase with the build packages of
@@ -66,15 +39,12 @@ phase "dockerd is up"
 pkgs=$(sed -n "/^PACKAGE_TABLE='/,/^'/p" "$top_srcdir/scripts/install-deps.sh" |
     awk '$2 == "build" { print $1 }' | sort)
 key=$(printf '%s\n' bookworm $pkgs | sha256sum | cut -c 1-12)
-base_tar=$CACHE/debian-bookworm-$key.tar
-if [ ! -s "$base_tar" ]; then
-	command -v debootstrap >/dev/null 2>&1 ||
-	    skip_all "needs debootstrap for the base image (Debian package debootstrap)"
-	# shellcheck disable=SC2086
-	sh "$top_srcdir/contrib/docker/mkbase.sh" "$base_tar" $pkgs >"$T/mkbase.log" 2>&1 || {
-		sed 's/^/# /' "$T/mkbase.log" | tail -n 5
-		skip_all "debootstrap could not make the base (no Debian archive?)"
-	}
+base_tar=$DOCKER_CACHE/debian-bookworm-$key.tar
+[ -s "$base_tar" ] && cached=yes || cached=no
+# shellcheck disable=SC2086
+base_tar=$(docker_cache_tar "debian-bookworm-$key" $pkgs) || exit 0
+case $base_tar in *.tar) ;; *) echo "$base_tar"; exit 0 ;; esac
+if [ $cached = no ]; then
 	phase "debootstrap made $base_tar"
 else
 	phase "base from the cache: $base_tar"

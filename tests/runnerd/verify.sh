@@ -8,6 +8,9 @@ VT=$top_builddir/tests/runnerd/verify-test
 command -v openssl >/dev/null || skip_all "no openssl"
 
 mkdir -p "$T/state" "$T/work" && chmod 700 "$T/state" || exit 99
+# A home of our own: the home canary checked at the end is ours, not one
+# of a runner that another test (run at the same time) is verifying.
+mkdir -p "$T/home" && HOME=$T/home && export HOME || exit 99
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \
     -out "$T/cert.pem" -days 1 -subj /CN=allowed.test >/dev/null 2>&1 ||
     { echo "Bail out! no test cert"; exit 99; }
