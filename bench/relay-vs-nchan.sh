@@ -9,7 +9,10 @@
 #     p50/p99 over all (subscriber, item) samples (bench/sse-load.py);
 #  3. RSS per idle SSE connection, IDLE connections (and IDLE_TLS over
 #     TLS for ours).
-# Prints figures and ratios (ours/nchan); no pass/fail.
+# Prints figures and ratios (ours/nchan), and for the publish phase the
+# server's CPU time per item (from /proc/PID/stat, all threads; nginx: its
+# worker), which a busy machine disturbs far less than the rate; no
+# pass/fail.
 #
 #	bench/relay-vs-nchan.sh [BUILDDIR]
 # Environment: SENDERS (8), ITEMS per sender (3000), SIZE (1024),
@@ -64,6 +67,13 @@ wait_file() {
 }
 val() {	# val KEY LINE: the value of KEY=... in LINE
 	printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+cpu_ticks() {	# cpu_ticks PID: user + system clock ticks of the process
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+cpu_per_item() {	# cpu_per_item TICKS0 TICKS1 ITEMS: microseconds
+	awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" \
+	    'BEGIN { printf "%.0f", (b - a) * 1e6 / hz / n }'
 }
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b;
@@ -128,14 +138,16 @@ while [ $i -le "$SENDERS" ]; do
 	names="$names s$i"
 	i=$((i + 1))
 done
+c0=$(cpu_ticks "$RPID")
 ours_pub=$("$T/alx-post" signed "$T/s1" "$ADDR" "$ITEMS" "$SIZE" $names \
     2>"$T/post.err")
 sleep 1
+ours_cpu=$(cpu_per_item "$c0" "$(cpu_ticks "$RPID")" $((SENDERS * ITEMS)))
 kill -TERM "$HPID"
 wait "$HPID"
 ours_ev=$(cat "$T/hold.out")
 sed -n '1s/^alx-post: /# /p' "$T/post.err"
-echo "airlox: $ours_pub subscribers_$ours_ev"
+echo "airlox: $ours_pub subscribers_$ours_ev cpu_us_per_item=$ours_cpu"
 
 # 2. fan-out latency
 set -- $(session "$T/s2")
@@ -258,13 +270,15 @@ $SSE hold "$NADDR" "/sub?ch=c1" - - "$SUBS" "$T/nhold.ready" \
 HPID=$!
 PIDS="$PIDS $HPID"
 wait_file "$T/nhold.ready" || exit 2
+c0=$(cpu_ticks "$WPID")
 nchan_pub=$("$T/alx-post" raw "$NADDR" "/pub?ch=c1" "$ITEMS" "$SIZE" \
     "$SENDERS" nchan 2>"$T/npost.err")
 sleep 1
+nchan_cpu=$(cpu_per_item "$c0" "$(cpu_ticks "$WPID")" $((SENDERS * ITEMS)))
 kill -TERM "$HPID"
 wait "$HPID"
 nchan_ev=$(cat "$T/nhold.out")
-echo "nchan: $nchan_pub subscribers_$nchan_ev"
+echo "nchan: $nchan_pub subscribers_$nchan_ev cpu_us_per_item=$nchan_cpu"
 
 head -c "$SIZE" /dev/zero | tr '\0' x >"$T/nbody"
 mkdir -p "$T/nreq"
@@ -288,6 +302,9 @@ b=$(val rate "$nchan_pub")
 echo
 echo "publish rate (items/s, $SUBS subscribers): airlox $a, nchan $b," \
     "ratio $(ratio "$a" "$b")"
+echo "server CPU per published item (us, all threads; the machine's load" \
+    "does not change it much): airlox $ours_cpu, nchan $nchan_cpu," \
+    "ratio $(ratio "$ours_cpu" "$nchan_cpu")"
 a=$(val p50_ms "$ours_fan")
 b=$(val p50_ms "$nchan_fan")
 c=$(val p99_ms "$ours_fan")

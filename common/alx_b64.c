@@ -101,14 +101,20 @@ b64_declen(size_t inlen, size_t *lenp)
 	return 0;
 }
 
+/*
+ * One pass, four characters (three bytes) at a time: each character's
+ * value is computed once and also feeds the error flag, and no branch
+ * depends on the data. Out is zeroed when the text is not valid, so a
+ * caller never sees part of a decoded key.
+ */
 int
 alx_b64_decode(uint8_t *out, size_t outmax, size_t *outlen, const char *in,
     size_t inlen)
 {
-	size_t		i, o = 0, need;
-	uint32_t	w = 0;
-	unsigned	v, bad = 0;
-	int		nbits = 0;
+	const unsigned char	*p = (const unsigned char *)in;
+	size_t			 i, o = 0, need, rest;
+	uint32_t		 w;
+	unsigned		 a, b, c, d, bad = 0;
 
 	if (outlen != NULL)
 		*outlen = 0;
@@ -118,26 +124,38 @@ alx_b64_decode(uint8_t *out, size_t outmax, size_t *outlen, const char *in,
 		return ALX_ERR_BAD_BASE64;
 	if (need > outmax)
 		return ALX_ERR_TOO_LARGE;
-	/* Check the alphabet first so that nothing is written on failure. */
-	for (i = 0; i < inlen; i++)
-		bad |= b64_val((unsigned char)in[i]) >> 6;
-	if (bad != 0)
-		return ALX_ERR_BAD_BASE64;
-	/* The unused low bits of the last character must be zero. */
-	if (inlen % 4 != 0) {
-		v = b64_val((unsigned char)in[inlen - 1]);
-		if ((inlen % 4 == 2 && (v & 0x0f) != 0) ||
-		    (inlen % 4 == 3 && (v & 0x03) != 0))
-			return ALX_ERR_BAD_BASE64;
+	for (i = 0; i + 4 <= inlen; i += 4) {
+		a = b64_val(p[i]);
+		b = b64_val(p[i + 1]);
+		c = b64_val(p[i + 2]);
+		d = b64_val(p[i + 3]);
+		bad |= a | b | c | d;
+		w = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | d;
+		out[o] = (uint8_t)(w >> 16);
+		out[o + 1] = (uint8_t)(w >> 8);
+		out[o + 2] = (uint8_t)w;
+		o += 3;
 	}
-	for (i = 0; i < inlen; i++) {
-		w = (w << 6) | b64_val((unsigned char)in[i]);
-		nbits += 6;
-		if (nbits >= 8) {
-			nbits -= 8;
-			out[o++] = (uint8_t)(w >> nbits);
-			w &= (1u << nbits) - 1;
-		}
+	rest = inlen - i;		/* 0, 2 or 3 (1 was refused above) */
+	if (rest >= 2) {
+		a = b64_val(p[i]);
+		b = b64_val(p[i + 1]);
+		c = rest == 3 ? b64_val(p[i + 2]) : 0;
+		bad |= a | b | c;
+		/* The unused low bits of the last character must be zero. */
+		if (rest == 2)
+			bad |= (b & 0x0f) << 6;
+		else
+			bad |= (c & 0x03) << 6;
+		w = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6;
+		out[o++] = (uint8_t)(w >> 16);
+		if (rest == 3)
+			out[o++] = (uint8_t)(w >> 8);
+	}
+	/* A character outside the alphabet is 0xff: bits 6 and 7 set. */
+	if ((bad >> 6) != 0) {
+		memset(out, 0, o);
+		return ALX_ERR_BAD_BASE64;
 	}
 	if (outlen != NULL)
 		*outlen = o;

@@ -242,14 +242,40 @@ alx_sign(uint8_t sig[ALX_SIG_LEN], const void *msg, size_t len,
 	return 0;
 }
 
+/*
+ * Canonical, not of small order, in the prime-order subgroup: the check
+ * costs about as much as a verification (a scalar multiplication by the
+ * group order), and a relay or runner sees the same few keys again and
+ * again. So each thread remembers the last keys that passed, by their
+ * full bytes, in a small direct-mapped table: a memo of a pure function
+ * of public data (a key that passed always passes), never of a failure.
+ */
+#define ALX_PK_MEMO	64
+static __thread uint8_t	alx_pk_memo[ALX_PK_MEMO][ALX_SIGN_PK_LEN];
+static __thread uint8_t	alx_pk_memo_used[ALX_PK_MEMO];
+
+static int
+alx_pk_valid(const uint8_t pk[ALX_SIGN_PK_LEN])
+{
+	size_t	slot = ((size_t)pk[0] | (size_t)pk[1] << 8) % ALX_PK_MEMO;
+
+	if (alx_pk_memo_used[slot] &&
+	    memcmp(alx_pk_memo[slot], pk, ALX_SIGN_PK_LEN) == 0)
+		return 1;
+	if (!crypto_core_ed25519_is_valid_point(pk))
+		return 0;
+	memcpy(alx_pk_memo[slot], pk, ALX_SIGN_PK_LEN);
+	alx_pk_memo_used[slot] = 1;
+	return 1;
+}
+
 int
 alx_verify(const uint8_t sig[ALX_SIG_LEN], const void *msg, size_t len,
     const uint8_t pk[ALX_SIGN_PK_LEN])
 {
 	if (sig == NULL || pk == NULL || (msg == NULL && len != 0))
 		return ALX_ERR_INVALID;
-	/* Canonical, not of small order, in the prime-order subgroup. */
-	if (!crypto_core_ed25519_is_valid_point(pk))
+	if (!alx_pk_valid(pk))
 		return ALX_ERR_BAD_SIGNATURE;
 	/* Also rejects S >= L and a small-order R. */
 	if (crypto_sign_verify_detached(sig, msg, len, pk) != 0)

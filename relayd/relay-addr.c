@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,6 +24,8 @@
 #define RELAY_PEER_BUCKETS	4096
 
 static struct relay_peer	*relay_peers[RELAY_PEER_BUCKETS];
+static struct relay_cidr	 relay_proxies[RELAY_MAX_PROXIES];
+static int			 relay_nproxies;
 static unsigned			 relay_npeers;
 static uint8_t			 relay_peer_salt[16];
 static int			 relay_peer_salted;
@@ -88,6 +91,127 @@ relay_addr_parse(struct relay_addr *a, const char *s)
 		return 0;
 	}
 	return ALX_ERR_INVALID;
+}
+
+/* A full address (no /64 grouping), IPv4 as IPv4-mapped IPv6. */
+int
+relay_ip_parse(uint8_t *ip, const char *s)
+{
+	struct in_addr	 in4;
+	struct in6_addr	 in6;
+
+	if (inet_pton(AF_INET, s, &in4) == 1) {
+		memset(ip, 0, 10);
+		ip[10] = ip[11] = 0xff;
+		memcpy(ip + 12, &in4, 4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &in6) == 1) {
+		memcpy(ip, in6.s6_addr, 16);
+		return 0;
+	}
+	return ALX_ERR_INVALID;
+}
+
+int
+relay_ip_from_sa(uint8_t *ip, const struct sockaddr *sa)
+{
+	if (sa == NULL)
+		return ALX_ERR_INVALID;
+	if (sa->sa_family == AF_INET) {
+		memset(ip, 0, 10);
+		ip[10] = ip[11] = 0xff;
+		memcpy(ip + 12, &((const struct sockaddr_in *)(const void *)
+		    sa)->sin_addr, 4);
+		return 0;
+	}
+	if (sa->sa_family == AF_INET6) {
+		memcpy(ip, ((const struct sockaddr_in6 *)(const void *)
+		    sa)->sin6_addr.s6_addr, 16);
+		return 0;
+	}
+	return ALX_ERR_INVALID;
+}
+
+/*
+ * "ADDR" or "ADDR/BITS", IPv4 or IPv6. An IPv4 range becomes the
+ * IPv4-mapped range (bits + 96); host bits set in ADDR are refused, so a
+ * typing error does not silently widen or narrow what is trusted.
+ */
+int
+relay_cidr_parse(struct relay_cidr *c, const char *s)
+{
+	char		 buf[INET6_ADDRSTRLEN + 8], *slash, *end;
+	unsigned long	 bits;
+	int		 v4, i;
+
+	if (strlen(s) >= sizeof(buf))
+		return ALX_ERR_INVALID;
+	memcpy(buf, s, strlen(s) + 1);
+	if ((slash = strchr(buf, '/')) != NULL)
+		*slash++ = '\0';
+	if (relay_ip_parse(c->a, buf) != 0)
+		return ALX_ERR_INVALID;
+	v4 = strchr(buf, ':') == NULL;
+	c->bits = 128;
+	if (slash != NULL) {
+		if (*slash < '0' || *slash > '9' || strlen(slash) > 3)
+			return ALX_ERR_INVALID;
+		bits = strtoul(slash, &end, 10);
+		if (*end != '\0' || bits > (v4 ? 32UL : 128UL))
+			return ALX_ERR_INVALID;
+		c->bits = (unsigned)bits + (v4 ? 96 : 0);
+	}
+	for (i = (int)c->bits; i < 128; i++)
+		if (c->a[i / 8] & (0x80 >> (i % 8)))
+			return ALX_ERR_INVALID;
+	return 0;
+}
+
+/* Whether ip is inside one of the n ranges. */
+int
+relay_cidr_match(const struct relay_cidr *c, int n, const uint8_t *ip)
+{
+	unsigned	full, rest;
+	int		i;
+
+	for (i = 0; i < n; i++) {
+		full = c[i].bits / 8;
+		rest = c[i].bits % 8;
+		if (memcmp(c[i].a, ip, full) != 0)
+			continue;
+		if (rest != 0 && ((c[i].a[full] ^ ip[full]) &
+		    (0xff << (8 - rest)) & 0xff) != 0)
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+/* --trust-proxy, parsed once at start. */
+int
+relay_proxy_init(char **cause)
+{
+	int	i;
+
+	relay_nproxies = 0;
+	for (i = 0; i < relay_cfg.ntrust_proxy; i++) {
+		if (relay_cidr_parse(&relay_proxies[i],
+		    relay_cfg.trust_proxy[i]) != 0) {
+			relay_setcause(cause, "--trust-proxy: not an IP address "
+			    "or CIDR range: %s", relay_cfg.trust_proxy[i]);
+			return -1;
+		}
+		relay_nproxies++;
+	}
+	return 0;
+}
+
+/* Whether a full address (relay_ip_*) is a trusted proxy. */
+int
+relay_proxy_trusted(const uint8_t *ip)
+{
+	return relay_cidr_match(relay_proxies, relay_nproxies, ip);
 }
 
 void

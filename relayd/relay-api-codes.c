@@ -120,7 +120,7 @@ relay_code_param(struct relay_req *r, struct relay_code **cp)
 	n = strtoll(r->params[0], &end, 10);
 	if (*end != '\0' || (*cp = relay_code_find(n)) == NULL)
 		return ALX_ERR_NOT_FOUND;
-	if ((*cp)->expires <= (uint64_t)time(NULL)) {
+	if ((*cp)->expires <= relay_expiry_now()) {
 		relay_code_remove(*cp);
 		*cp = NULL;
 		return ALX_ERR_EXPIRED;
@@ -234,7 +234,7 @@ relay_code_open(struct relay_req *r)
 	memcpy(c->sid, sid, RELAY_SID_LEN);
 	c->role = n.role;
 	memcpy(c->creator_pk, m->cert.pk, ALX_SIGN_PK_LEN);
-	c->expires = (uint64_t)time(NULL) + RELAY_CODE_TTL;
+	c->expires = relay_expiry_now() + RELAY_CODE_TTL;
 	alx_notice_free(&n);
 	c->next = relay_codes;
 	relay_codes = c;

@@ -153,37 +153,26 @@ relay_participants(struct relay_req *r)
 	relay_http_jw(r->req, 200, &jw);
 }
 
+/*
+ * The checks after the signatures, on the loop: role, manifest version,
+ * the author's chain, the size and transfer limits; then the write.
+ */
 static void
-relay_item_post(struct relay_req *r)
+relay_item_accept(struct relay_req *r, struct relay_session *s,
+    struct relay_member *m, struct alx_item *it, const uint8_t *body,
+    size_t len)
 {
-	struct relay_session	*s;
-	struct relay_member	*m;
 	struct relay_wop	*op;
-	struct alx_item		 it;
-	const uint8_t		*body;
 	uint64_t		 item_max, session_max, need;
-	size_t			 len;
 	int			 rc;
 
-	if ((rc = relay_session_request(r, &s, &m)) != 0 ||
-	    (rc = relay_write_allowed()) != 0) {
-		relay_http_fail(r, rc, NULL);
-		return;
-	}
-	body = relay_body(r, &len);
-	/* The request's signer is the author: its key opens the item. */
-	if ((rc = alx_item_open(&it, (const char *)body, len, s->sid,
-	    m->cert.pk)) != 0) {
-		relay_http_fail(r, rc, "the item does not verify");
-		return;
-	}
-	if ((rc = alx_role_may_post(m->cert.role, it.kind)) != 0)
+	if ((rc = alx_role_may_post(m->cert.role, it->kind)) != 0)
 		goto fail;
-	if (it.mv != s->man.ver) {
+	if (it->mv != s->man.ver) {
 		rc = ALX_ERR_STALE_MANIFEST;
 		goto fail;
 	}
-	if ((rc = alx_item_check_chain(&it, m->last_seq,
+	if ((rc = alx_item_check_chain(it, m->last_seq,
 	    m->last_seq > 0 ? m->last_hash : NULL)) != 0)
 		goto fail;
 	item_max = relay_cfg.max_item_size;
@@ -193,8 +182,8 @@ relay_item_post(struct relay_req *r)
 	if (s->man.session_max > 0 &&
 	    (uint64_t)s->man.session_max < session_max)
 		session_max = (uint64_t)s->man.session_max;
-	need = (uint64_t)it.size + it.nchunks * ALX_TAG_LEN + len;
-	if ((uint64_t)it.size > item_max || s->rec.bytes + need >
+	need = (uint64_t)it->size + it->nchunks * ALX_TAG_LEN + len;
+	if ((uint64_t)it->size > item_max || s->rec.bytes + need >
 	    session_max) {
 		rc = ALX_ERR_TOO_LARGE;
 		goto fail;
@@ -203,41 +192,168 @@ relay_item_post(struct relay_req *r)
 		rc = ALX_ERR_NOT_ALLOWED;
 		goto fail;
 	}
+	if ((rc = relay_store_room(relay.store, len)) != 0)
+		goto fail;
 	if ((op = relay_wop_new(NULL, NULL)) == NULL) {
 		rc = ALX_ERR_NOMEM;
 		goto fail;
 	}
 	/* Jobs: a busy named runner refuses now; results free a slot. */
-	if ((strcmp(it.kind, "job") == 0 &&
-	    (rc = relay_jobs_on_post(s, &it, op)) != 0) ||
-	    (strcmp(it.kind, "result") == 0 &&
-	    (rc = relay_jobs_on_result(s, &it, op)) != 0)) {
+	if ((strcmp(it->kind, "job") == 0 &&
+	    (rc = relay_jobs_on_post(s, it, op)) != 0) ||
+	    (strcmp(it->kind, "result") == 0 &&
+	    (rc = relay_jobs_on_result(s, it, op)) != 0)) {
 		relay_wop_free(op);
 		goto fail;
 	}
 	/* Accepted: advance the author's chain and the counters. */
-	m->last_seq = it.seq;
-	memcpy(m->last_hash, it.hash, ALX_HASH_LEN);
+	m->last_seq = it->seq;
+	memcpy(m->last_hash, it->hash, ALX_HASH_LEN);
 	s->rec.bytes += need;
 	s->rec.transfer += need;
 	if (relay_member_record(op, s->sid, m, RELAY_W_PUT) != 0 ||
 	    relay_srec_step(op, s) != 0 ||
-	    relay_event_add(op, s->sid, it.id, "item", body, len) != 0) {
+	    relay_event_add(op, s->sid, it->id, "item", body, len) != 0) {
 		relay_wop_free(op);
 		relay_session_forget(s);
 		rc = ALX_ERR_NOMEM;
 		goto fail;
 	}
-	alx_item_free(&it);
 	if ((rc = relay_submit(r, s, op, 201, 0)) != 0) {
 		relay_session_forget(s);
 		relay_http_fail(r, rc, NULL);
 	}
 	return;
 fail:
-	alx_item_free(&it);
 	relay_http_fail(r, rc, rc == ALX_ERR_TOO_LARGE ?
 	    "the item exceeds the item or session size limit" : NULL);
+}
+
+/*
+ * POST .../items: the lookups on the loop, both signatures (the request's
+ * and the item's) and the item's decoding on a verify worker
+ * (relay-verify.c), the rest on the loop again, in arrival order. Nothing
+ * is queued for the store before every check passed.
+ */
+struct relay_post {
+	struct relay_vjob	 job;
+	struct relay_hold	 hold;
+	struct relay_authreq	 auth;
+	uint8_t			 sid[RELAY_SID_LEN];
+	uint8_t			*body;
+	size_t			 len;
+	int			 item_failed;	/* the request verified */
+	struct alx_item		 it;
+};
+
+static void
+relay_post_free(struct relay_post *p)
+{
+	relay_auth_clear(&p->auth);
+	alx_item_free(&p->it);
+	free(p->body);
+	free(p);
+}
+
+/* On a worker: only the job's own copies are touched. */
+static int
+relay_post_work(struct relay_vjob *j)
+{
+	struct relay_post	*p = (struct relay_post *)j;
+	int			 rc;
+
+	if ((rc = relay_auth_finish(&p->auth, p->body, p->len)) != 0)
+		return rc;
+	p->item_failed = 1;
+	/* The request's signer is the author: its key opens the item. */
+	if ((rc = alx_item_open(&p->it, (const char *)p->body, p->len, p->sid,
+	    p->auth.pk)) != 0)
+		return rc;
+	p->item_failed = 0;
+	return 0;
+}
+
+/* Back on the loop: the session may have changed while we verified. */
+static void
+relay_post_done(struct relay_vjob *j)
+{
+	struct relay_post	*p = (struct relay_post *)j;
+	struct relay_req	 r;
+	struct relay_session	*s;
+	struct relay_member	*m;
+	int			 rc;
+
+	memset(&r, 0, sizeof(r));
+	/* The client left: it had no answer, so nothing is stored. */
+	if ((r.req = relay_release(&p->hold)) == NULL)
+		goto out;
+	if ((rc = j->result) != 0) {
+		relay_http_fail(&r, rc, p->item_failed ?
+		    "the item does not verify" : NULL);
+		goto out;
+	}
+	if ((rc = relay_session_get(p->sid, &s)) != 0 ||
+	    (rc = relay_write_allowed()) != 0) {
+		relay_http_fail(&r, rc, NULL);
+		goto out;
+	}
+	/* Still a member with the same key, and still valid (revocation). */
+	if ((m = relay_member_find(s, p->auth.ra.fp)) == NULL ||
+	    !alx_ct_eq(m->cert.pk, p->auth.pk, ALX_SIGN_PK_LEN))
+		rc = ALX_ERR_NOT_PARTICIPANT;
+	else
+		rc = alx_cert_valid(&m->cert, &s->man);
+	if (rc != 0) {
+		relay_http_fail(&r, rc, NULL);
+		goto out;
+	}
+	relay_item_accept(&r, s, m, &p->it, p->body, p->len);
+out:
+	relay_store_expect(relay.store, -1);	/* queued, or never will be */
+	relay_post_free(p);
+}
+
+static void
+relay_item_post(struct relay_req *r)
+{
+	struct relay_session	*s;
+	struct relay_post	*p;
+	const uint8_t		*body;
+	int			 rc;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		relay_http_fail(r, ALX_ERR_NOMEM, NULL);
+		return;
+	}
+	if ((rc = relay_sid_param(r, 0, p->sid)) != 0)
+		rc = ALX_ERR_NOT_FOUND;
+	else if ((rc = relay_session_get(p->sid, &s)) == 0 &&
+	    (rc = relay_auth_begin(r, s, NULL, &p->auth)) == 0)
+		rc = relay_write_allowed();
+	if (rc != 0)
+		goto fail;
+	body = relay_body(r, &p->len);
+	/* Bounded by --max-body-size; copied, since the connection may go. */
+	if ((p->body = malloc(p->len + 1)) == NULL) {
+		rc = ALX_ERR_NOMEM;
+		goto fail;
+	}
+	memcpy(p->body, body, p->len);
+	p->body[p->len] = '\0';
+	p->job.work = relay_post_work;
+	p->job.done = relay_post_done;
+	p->job.cost = p->len + sizeof(*p);
+	if ((rc = relay_hold(r, &p->hold)) != 0)
+		goto fail;
+	if ((rc = relay_verify_submit(&p->job)) != 0) {
+		relay_release(&p->hold);
+		goto fail;
+	}
+	relay_store_expect(relay.store, 1);
+	return;
+fail:
+	relay_post_free(p);
+	relay_http_fail(r, rc, NULL);
 }
 
 /* The item event of an id: its cursor and object, opened by libairlox. */
@@ -478,6 +594,8 @@ relay_chunk_put(struct relay_req *r)
 		goto fail;
 	body = relay_body(r, &len);
 	if ((rc = alx_chunk_check(&it, idx, body, len)) != 0)
+		goto fail;
+	if ((rc = relay_store_room(relay.store, len)) != 0)
 		goto fail;
 	relay_chunk_key(key, s->sid, id, idx);
 	if ((c = calloc(1, sizeof(*c))) == NULL ||

@@ -234,11 +234,13 @@ relay_stream_fill(struct relay_sse *sse, uint64_t upto)
 	return dropped ? -1 : 0;
 }
 
-/* One new event, encoded once for every subscriber that is caught up. */
+/*
+ * One new event, encoded once (JSON, then the SSE frame) for every
+ * subscriber that is caught up; each gets a copy of the same bytes.
+ */
 struct relay_pub {
 	uint64_t	 cursor;
-	const char	*type;
-	char		*json;
+	char		*frame;
 	size_t		 len;
 };
 
@@ -247,32 +249,79 @@ relay_stream_one(struct relay_sse *sse, void *arg)
 {
 	struct relay_pub	*p = arg;
 
-	if (p->json != NULL && sse->cursor + 1 == p->cursor)
-		(void)relay_sse_send(sse, p->cursor, p->type, p->json, p->len);
+	if (p->frame != NULL && sse->cursor + 1 == p->cursor)
+		(void)relay_sse_send_frame(sse, p->cursor, p->frame, p->len);
 	else if (sse->cursor < p->cursor)
 		relay_stream_fill(sse, p->cursor);	/* behind: catch up */
+}
+
+/*
+ * {"cursor":N,"type":T,"data":D} for an event this process has just
+ * committed: the head by the JSON writer, D spliced in as it is. D was
+ * parsed and checked by libairlox before it was committed, so it is not
+ * parsed once more for every event (alx_jw_raw would); events read back
+ * from the store still go through relay_event_json().
+ */
+static int
+relay_event_json_fresh(uint64_t cursor, const char *type, const uint8_t *d,
+    size_t dlen, char **out, size_t *outlen)
+{
+	struct alx_jw	 jw;
+	char		*head = NULL, *json = NULL;
+	size_t		 hlen = 0, n = 0;
+	int		 rc;
+
+	alx_jw_init(&jw, 256);
+	alx_jw_obj_begin(&jw);
+	alx_jw_kint(&jw, "cursor", (int64_t)cursor);
+	alx_jw_kstr(&jw, "type", type);
+	alx_jw_obj_end(&jw);
+	rc = alx_jw_finish(&jw, &head, &hlen);
+	alx_jw_free(&jw);
+	if (rc == 0 && (dlen == 0 || hlen < 2 || head[hlen - 1] != '}'))
+		rc = ALX_ERR_INVALID;
+	if (rc == 0 && (json = malloc(hlen + 8 + dlen)) == NULL)
+		rc = ALX_ERR_NOMEM;
+	if (rc == 0) {
+		memcpy(json, head, hlen - 1);	/* without its '}' */
+		n = hlen - 1;
+		memcpy(json + n, ",\"data\":", 8);
+		n += 8;
+		memcpy(json + n, d, dlen);
+		n += dlen;
+		json[n++] = '}';
+		*out = json;
+		*outlen = n;
+	}
+	free(head);
+	return rc;
 }
 
 void
 relay_stream_publish(const uint8_t *sid, uint64_t cursor,
     const uint8_t *val, size_t len)
 {
-	struct relay_pub	p;
-	struct alx_jw		jw;
+	struct relay_pub	 p;
+	const uint8_t		*nul;
+	const char		*type;
+	char			*json = NULL;
+	size_t			 jlen = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.cursor = cursor;
 	/* The stored event: 8 bytes, its type and a NUL, then its data. */
-	if (len > 8 && memchr(val + 8, '\0', len - 8) != NULL) {
-		p.type = (const char *)val + 8;
-		alx_jw_init(&jw, len + 256);
-		if (relay_event_json(cursor, val, len, &jw) != 0 ||
-		    alx_jw_finish(&jw, &p.json, &p.len) != 0)
-			p.json = NULL;
-		alx_jw_free(&jw);
+	if (len > 8 && (nul = memchr(val + 8, '\0', len - 8)) != NULL) {
+		type = (const char *)val + 8;
+		if (relay_event_json_fresh(cursor, type, nul + 1,
+		    len - (size_t)(nul + 1 - val), &json, &jlen) == 0 &&
+		    relay_sse_frame(cursor, type, json, jlen, &p.frame,
+		    &p.len) != 0)
+			p.frame = NULL;
+		free(json);
 	}
+	/* Without a frame, every subscriber catches up from the store. */
 	relay_sse_foreach(sid, relay_stream_one, &p);
-	free(p.json);
+	free(p.frame);
 }
 
 static void

@@ -44,7 +44,7 @@ struct relay_opt {
 #define DAY	((uint64_t)86400)
 
 static relay_opt_parse_fn opt_str, opt_bool, opt_size, opt_dur, opt_count,
-    opt_listen, opt_level;
+    opt_listen, opt_proxy, opt_level;
 
 static const struct relay_opt relay_opts[] = {
 	/* Network. */
@@ -64,10 +64,10 @@ static const struct relay_opt relay_opts[] = {
 	{ "plain-http", "AIRLOX_PLAIN_HTTP", "no", NULL,
 	  "serve plain HTTP, for use behind a TLS proxy or ingress",
 	  opt_bool, OFF(plain_http), 0, 0 },
-	{ "trust-proxy", "AIRLOX_TRUST_PROXY", NULL, "ADDR",
+	{ "trust-proxy", "AIRLOX_TRUST_PROXY", NULL, "ADDR[/BITS]",
 	  "take the client address from X-Forwarded-For on connections "
-	  "from this proxy address only",
-	  opt_str, OFF(trust_proxy), 0, 0 },
+	  "from this proxy address or CIDR range only; repeat for more",
+	  opt_proxy, 0, 0, 0 },
 	/* Storage. */
 	{ "data", "AIRLOX_DATA", "/var/lib/airlox-relayd", "DIR",
 	  "directory of the LMDB database, the only one written",
@@ -153,6 +153,18 @@ static const struct relay_opt relay_opts[] = {
 	{ "shutdown-grace", "AIRLOX_SHUTDOWN_GRACE", "10s", "DURATION",
 	  "longest wait for pending writes and replies at SIGTERM",
 	  opt_dur, OFF(shutdown_grace), 0, 3600 },
+	{ "verify-threads", "AIRLOX_VERIFY_THREADS", "2", "N",
+	  "threads that check the signatures of posted items off the event "
+	  "loop",
+	  opt_count, OFF(verify_threads), 1, 16 },
+	{ "verify-queue", "AIRLOX_VERIFY_QUEUE", "1024", "N",
+	  "posted items waiting for those threads; beyond it, 503 with "
+	  "Retry-After",
+	  opt_count, OFF(verify_queue), 1, 1000000 },
+	{ "queue-limit", "AIRLOX_QUEUE_LIMIT", "64M", "SIZE",
+	  "bytes waiting for verification, and bytes of writes waiting for "
+	  "their commit (each); beyond it, 503 with Retry-After",
+	  opt_size, OFF(queue_limit), 1 * MB, 16 * GB },
 	/* Program. */
 	{ "log-level", "AIRLOX_LOG_LEVEL", "info", "LEVEL",
 	  "warn, info or debug",
@@ -350,6 +362,40 @@ relay_listen_clear(void)
 		free(cfgp->listen[--cfgp->nlisten]);
 }
 
+/* --trust-proxy: like --listen, each use adds one; the variable holds a
+ * comma or space separated list. Checked by relay_config_check(). */
+static int
+opt_proxy(const struct relay_opt *o, const char *v, char **cause)
+{
+	char	*copy, *tok, *save = NULL;
+
+	if ((copy = strdup(v)) == NULL)
+		return -1;
+	for (tok = strtok_r(copy, ", ", &save); tok != NULL;
+	    tok = strtok_r(NULL, ", ", &save)) {
+		if (cfgp->ntrust_proxy >= RELAY_MAX_PROXIES) {
+			relay_setcause(cause, "--%s: more than %d ranges",
+			    o->name, RELAY_MAX_PROXIES);
+			free(copy);
+			return -1;
+		}
+		if ((cfgp->trust_proxy[cfgp->ntrust_proxy++] = strdup(tok)) ==
+		    NULL) {
+			free(copy);
+			return -1;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+static void
+relay_proxy_clear(void)
+{
+	while (cfgp->ntrust_proxy > 0)
+		free(cfgp->trust_proxy[--cfgp->ntrust_proxy]);
+}
+
 void
 relay_config_usage(FILE *f)
 {
@@ -387,6 +433,9 @@ relay_opt_apply(const struct relay_opt *o, const char *v, char **cause)
 static int
 relay_config_check(struct relay_config *c, char **cause)
 {
+	struct relay_cidr	r;
+	int			i;
+
 	if (c->plain_http && (c->cert != NULL || c->key != NULL)) {
 		relay_setcause(cause, "--plain-http and --cert/--key exclude each "
 		    "other");
@@ -402,12 +451,10 @@ relay_config_check(struct relay_config *c, char **cause)
 		    "--max-session-lifetime");
 		return -1;
 	}
-	if (c->trust_proxy != NULL) {
-		struct relay_addr	a;
-
-		if (relay_addr_parse(&a, c->trust_proxy) != 0) {
-			relay_setcause(cause, "--trust-proxy: not an IP address: %s",
-			    c->trust_proxy);
+	for (i = 0; i < c->ntrust_proxy; i++) {
+		if (relay_cidr_parse(&r, c->trust_proxy[i]) != 0) {
+			relay_setcause(cause, "--trust-proxy: not an IP address "
+			    "or CIDR range: %s", c->trust_proxy[i]);
 			return -1;
 		}
 	}
@@ -422,7 +469,7 @@ relay_config_load(struct relay_config *c, int argc, char **argv,
 	const struct relay_opt	*o;
 	const char		*v;
 	size_t			 i;
-	int			 ch, idx, cli_listen = 0;
+	int			 ch, idx, cli_listen = 0, cli_proxy = 0;
 
 	*cause = NULL;
 	cfgp = c;
@@ -467,6 +514,10 @@ relay_config_load(struct relay_config *c, int argc, char **argv,
 			relay_listen_clear();	/* replaces the default */
 			cli_listen = 1;
 		}
+		if (o->parse == opt_proxy && !cli_proxy) {
+			relay_proxy_clear();	/* replaces the variable */
+			cli_proxy = 1;
+		}
 		v = optarg;
 		if (o->parse == opt_bool && v == NULL)
 			v = "yes";
@@ -490,6 +541,7 @@ relay_config_free(struct relay_config *c)
 
 	cfgp = c;
 	relay_listen_clear();
+	relay_proxy_clear();
 	for (i = 0; i < NOPTS; i++) {
 		o = &relay_opts[i];
 		if (o->parse == opt_str) {

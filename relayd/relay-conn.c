@@ -124,7 +124,7 @@ static int
 relay_conn_over(struct relay_conn *c, const struct sockaddr *sa)
 {
 	struct relay_peer	*p;
-	struct relay_addr	 proxy;
+	uint8_t			 ip[16];
 	char			 s[64];
 
 	if (relay_nconns > relay_cfg.max_connections) {
@@ -136,9 +136,7 @@ relay_conn_over(struct relay_conn *c, const struct sockaddr *sa)
 	if (relay_addr_from_sa(&c->addr, sa) != 0)
 		return 0;
 	/* A trusted proxy carries many clients: no per-address cap. */
-	if (relay_cfg.trust_proxy != NULL &&
-	    relay_addr_parse(&proxy, relay_cfg.trust_proxy) == 0 &&
-	    memcmp(proxy.a, c->addr.a, sizeof(proxy.a)) == 0)
+	if (relay_ip_from_sa(ip, sa) == 0 && relay_proxy_trusted(ip))
 		return 0;
 	if ((p = relay_peer_get(&c->addr, 1)) == NULL)
 		return 1;

@@ -4,6 +4,13 @@
  * Every tick: the watchdog ping when due. Spread over ticks: the disk
  * watermark check, the expiry sweep (sessions past their lifetime are
  * deleted through the writer thread), and freeing idle per-address records.
+ *
+ * Expiry (sessions, transfer codes) reads relay_expiry_now(). Builds for
+ * the test suite only (-DRELAY_TEST, tests/relayd/airlox-relayd-test) add
+ * a hidden POST /v1/test/clock that moves this clock forward and can hold
+ * the sweep, so a test can see a 10-minute expiry and the window between
+ * a session's end and its deletion; the product binary has neither. The
+ * signed-request freshness check keeps the real clock.
  */
 #include "config.h"
 
@@ -17,6 +24,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <event2/http.h>
 
 #include "airlox.h"
 #include "util/log.h"
@@ -33,6 +41,31 @@ static uint64_t		 relay_ticks;
 static double		 relay_wd_last;
 static int		 relay_disk_low;
 static relay_expire_fn	*relay_expire_hook;	/* the sessions' sweep */
+#ifdef RELAY_TEST
+static int64_t		 relay_test_skew;	/* seconds added */
+static int		 relay_test_nosweep;
+#endif
+
+static int
+relay_cron_sweep_held(void)
+{
+#ifdef RELAY_TEST
+	return relay_test_nosweep;
+#else
+	return 0;
+#endif
+}
+
+/* The clock of expiry decisions (the real one outside test builds). */
+uint64_t
+relay_expiry_now(void)
+{
+#ifdef RELAY_TEST
+	return (uint64_t)((int64_t)time(NULL) + relay_test_skew);
+#else
+	return (uint64_t)time(NULL);
+#endif
+}
 
 int
 relay_disk_ok(void)
@@ -107,8 +140,9 @@ relay_cron_tick(evutil_socket_t fd, short ev, void *arg)
 		}
 	}
 	if (relay_ticks % RELAY_SWEEP_EVERY == 0 &&
-	    relay_expire_hook != NULL && !relay.stopping)
-		relay_expire_hook((uint64_t)time(NULL), RELAY_SWEEP_BATCH);
+	    relay_expire_hook != NULL && !relay.stopping &&
+	    !relay_cron_sweep_held())
+		relay_expire_hook(relay_expiry_now(), RELAY_SWEEP_BATCH);
 	if (relay_ticks % RELAY_GC_EVERY == 0)
 		relay_peer_gc();
 }
@@ -133,3 +167,47 @@ relay_cron_stop(void)
 		event_free(relay_cron_ev);
 	relay_cron_ev = NULL;
 }
+
+#ifdef RELAY_TEST
+/* POST /v1/test/clock?advance=SECONDS[&sweep=on|off]: test builds only. */
+static void
+relay_test_clock(struct relay_req *r)
+{
+	struct alx_jw	 jw;
+	char		*v, *end;
+	long long	 n;
+
+	if ((v = relay_http_query(r, "advance")) != NULL) {
+		n = strtoll(v, &end, 10);
+		if (*v == '\0' || *end != '\0' || n < 0 || n > 10 * 365 * 86400LL) {
+			free(v);
+			relay_http_fail(r, ALX_ERR_INVALID, "advance");
+			return;
+		}
+		relay_test_skew += n;
+		free(v);
+	}
+	if ((v = relay_http_query(r, "sweep")) != NULL) {
+		relay_test_nosweep = strcmp(v, "off") == 0;
+		free(v);
+	}
+	alx_jw_init(&jw, 128);
+	alx_jw_obj_begin(&jw);
+	alx_jw_kint(&jw, "skew", relay_test_skew);
+	alx_jw_kbool(&jw, "sweep", !relay_test_nosweep);
+	alx_jw_obj_end(&jw);
+	relay_http_jw(r->req, 200, &jw);
+}
+
+static const struct relay_route relay_test_routes[] = {
+	{ EVHTTP_REQ_POST, "/v1/test/clock", relay_test_clock,
+	  RELAY_ROUTE_NO_RATELIMIT },
+};
+
+void
+relay_test_init(void)
+{
+	log_warnx("test build: POST /v1/test/clock moves the expiry clock");
+	relay_http_add_routes(relay_test_routes, 1);
+}
+#endif

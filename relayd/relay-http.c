@@ -42,8 +42,6 @@
 
 static struct relay_route	 relay_routes[RELAY_MAX_ROUTES];
 static size_t			 relay_nroutes;
-static struct relay_addr	 relay_proxy;
-static int			 relay_have_proxy;
 
 static const struct {
 	int	err;
@@ -146,6 +144,12 @@ relay_http_error(struct evhttp_request *req, int status, int err,
 
 	if (status == 0)
 		status = relay_http_status_for(err);
+	/* A full queue (back-pressure): come back in a second. */
+	if (status == 503 && err == ALX_ERR_NOT_READY &&
+	    evhttp_find_header(evhttp_request_get_output_headers(req),
+	    "Retry-After") == NULL)
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Retry-After", "1");
 	alx_jw_init(&jw, 4096);
 	alx_jw_obj_begin(&jw);
 	alx_jw_kstr(&jw, "error", alx_errname(err));
@@ -189,6 +193,46 @@ relay_http_query(struct relay_req *r, const char *name)
 	return out;
 }
 
+/*
+ * X-Forwarded-For from a trusted proxy: each proxy appends the address it
+ * saw, so the list is read from the right, passing over addresses that
+ * are trusted proxies themselves (a chain of them); the first one that is
+ * not is the client. An entry that is not an address ends the walk (what
+ * was found so far stands; nothing found: the socket's peer).
+ */
+#define RELAY_XFF_MAX	32
+
+static void
+relay_http_xff(struct relay_req *r, const char *xff)
+{
+	const char	*end = xff + strlen(xff), *p, *s;
+	char		 one[INET6_ADDRSTRLEN + 1], found[INET6_ADDRSTRLEN + 1];
+	uint8_t		 ip[16];
+	size_t		 n;
+	int		 i;
+
+	found[0] = '\0';
+	for (i = 0; i < RELAY_XFF_MAX && end > xff; i++) {
+		for (p = end; p > xff && p[-1] != ','; p--)
+			;
+		for (s = p; s < end && (*s == ' ' || *s == '\t'); s++)
+			;
+		n = strcspn(s, " \t,");
+		if (n == 0 || n >= sizeof(one))
+			break;
+		memcpy(one, s, n);
+		one[n] = '\0';
+		if (relay_ip_parse(ip, one) != 0)
+			break;
+		memcpy(found, one, n + 1);
+		if (!relay_proxy_trusted(ip))
+			break;
+		end = p > xff ? p - 1 : xff;
+	}
+	if (found[0] != '\0')
+		relay_addr_parse(&r->client, found);
+}
+
 /* The client: the socket's peer, or X-Forwarded-For from --trust-proxy. */
 static void
 relay_http_client(struct relay_req *r)
@@ -196,34 +240,22 @@ relay_http_client(struct relay_req *r)
 	struct evhttp_connection *evcon = evhttp_request_get_connection(r->req);
 	const struct sockaddr	*sa;
 	struct evkeyval		*kv;
-	const char		*xff = NULL, *p;
-	char			 last[INET6_ADDRSTRLEN + 1];
-	size_t			 n;
+	const char		*xff = NULL;
+	uint8_t			 ip[16];
 
 	memset(&r->client, 0, sizeof(r->client));
 	if (evcon == NULL ||
 	    (sa = evhttp_connection_get_addr(evcon)) == NULL ||
 	    relay_addr_from_sa(&r->client, sa) != 0)
 		return;
-	if (relay_have_proxy &&
-	    memcmp(relay_proxy.a, r->client.a, sizeof(relay_proxy.a)) == 0) {
-		/* The proxy appends the address it saw: the last one. */
+	if (relay_ip_from_sa(ip, sa) == 0 && relay_proxy_trusted(ip)) {
+		/* Several headers: the last, which the nearest proxy added. */
 		TAILQ_FOREACH(kv, evhttp_request_get_input_headers(r->req),
 		    next)
 			if (strcasecmp(kv->key, "X-Forwarded-For") == 0)
 				xff = kv->value;
-		if (xff != NULL) {
-			p = strrchr(xff, ',');
-			p = p != NULL ? p + 1 : xff;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			n = strcspn(p, " \t");
-			if (n < sizeof(last)) {
-				memcpy(last, p, n);
-				last[n] = '\0';
-				relay_addr_parse(&r->client, last);
-			}
-		}
+		if (xff != NULL)
+			relay_http_xff(r, xff);
 	}
 	relay_addr_str(&r->client, r->client_str, sizeof(r->client_str));
 }
@@ -437,9 +469,8 @@ relay_http_init(struct event_base *base, struct evhttp **out, char **cause)
 	evhttp_set_flags(http, EVHTTP_SERVER_LINGERING_CLOSE);
 	evhttp_set_bevcb(http, relay_conn_bevcb, NULL);
 	evhttp_set_gencb(http, relay_http_dispatch, NULL);
-	if (relay_cfg.trust_proxy != NULL &&
-	    relay_addr_parse(&relay_proxy, relay_cfg.trust_proxy) == 0)
-		relay_have_proxy = 1;
+	if (relay_proxy_init(cause) != 0)
+		return -1;
 	*out = http;
 	return 0;
 }

@@ -105,14 +105,22 @@ relay_sse_write(struct relay_sse *s, struct evbuffer *b)
 	return 0;
 }
 
+/*
+ * One event as SSE text ("id:", "event:", one "data:" line per line of
+ * data, a blank line) in *out (caller frees). Built once per event and
+ * copied to each subscriber.
+ */
 int
-relay_sse_send(struct relay_sse *s, uint64_t id, const char *event,
-    const char *data, size_t len)
+relay_sse_frame(uint64_t id, const char *event, const char *data,
+    size_t len, char **out, size_t *outlen)
 {
 	struct evbuffer	*b;
 	const char	*p, *nl, *end = data + len;
-	int		 rc;
+	size_t		 n;
+	int		 rc = 0;
 
+	*out = NULL;
+	*outlen = 0;
 	if ((b = evbuffer_new()) == NULL)
 		return ALX_ERR_NOMEM;
 	evbuffer_add_printf(b, "id: %llu\nevent: %s\n", (unsigned long long)id,
@@ -126,10 +134,52 @@ relay_sse_send(struct relay_sse *s, uint64_t id, const char *event,
 		evbuffer_add(b, "\n", 1);
 	}
 	evbuffer_add(b, "\n", 1);
+	n = evbuffer_get_length(b);
+	if ((*out = malloc(n)) == NULL)
+		rc = ALX_ERR_NOMEM;
+	else if (evbuffer_remove(b, *out, n) != (int)n) {
+		free(*out);
+		*out = NULL;
+		rc = ALX_ERR_NOMEM;
+	} else
+		*outlen = n;
+	evbuffer_free(b);
+	return rc;
+}
+
+/* Queue a built frame of event `id`; 0, or -1 when dropped. */
+int
+relay_sse_send_frame(struct relay_sse *s, uint64_t id, const char *frame,
+    size_t len)
+{
+	struct evbuffer	*b;
+	int		 rc;
+
+	if ((b = evbuffer_new()) == NULL)
+		return ALX_ERR_NOMEM;
+	if (evbuffer_add(b, frame, len) != 0) {
+		evbuffer_free(b);
+		return ALX_ERR_NOMEM;
+	}
 	rc = relay_sse_write(s, b);
 	evbuffer_free(b);
 	if (rc == 0)
 		s->cursor = id;
+	return rc;
+}
+
+int
+relay_sse_send(struct relay_sse *s, uint64_t id, const char *event,
+    const char *data, size_t len)
+{
+	char	*frame;
+	size_t	 flen;
+	int	 rc;
+
+	if ((rc = relay_sse_frame(id, event, data, len, &frame, &flen)) != 0)
+		return rc;
+	rc = relay_sse_send_frame(s, id, frame, flen);
+	free(frame);
 	return rc;
 }
 

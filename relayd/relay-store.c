@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -32,7 +33,19 @@
 #include "util/log.h"
 #include "relay-store.h"
 
-#define RELAY_BATCH_MAX		512
+/*
+ * Group commit: the writer takes whatever is queued when it wakes, up to
+ * this many operations or bytes, and commits them with one fsync. While
+ * it commits, the loop queues more, so the batches grow with the load.
+ */
+#define RELAY_BATCH_MAX		1024
+#define RELAY_BATCH_BYTES	(32 * 1024 * 1024)
+/*
+ * The loop may announce writes that are on their way (items whose
+ * signatures are being checked): the writer then waits for them, at most
+ * this long, so that one fsync covers them too.
+ */
+#define RELAY_GATHER_NSEC	(1000 * 1000)
 
 static const char *relay_db_names[RELAY_DB_COUNT] = {
 	"meta", "expiry", "sessions", "items", "itemidx", "chunks",
@@ -52,6 +65,11 @@ struct relay_store {
 	struct relay_wopq	 queue;		/* loop -> writer */
 	struct relay_wopq	 done;		/* writer -> loop */
 	unsigned		 inflight;	/* submitted, callback not run */
+	size_t			 queued;	/* their bytes */
+	unsigned		 nqueue;	/* ops in queue */
+	unsigned		 expect;	/* announced, not queued yet */
+	int			 gathering;	/* the writer waits for them */
+	size_t			 limit;		/* 0: none */
 	int			 stop;
 	int			 wake[2];	/* pipe: writer wakes the loop */
 	struct event		*wake_ev;
@@ -213,6 +231,18 @@ relay_wop_free(struct relay_wop *op)
 		free(op->steps[i].val);
 	}
 	free(op);
+}
+
+/* The bytes an operation holds until its callback ran. */
+static size_t
+relay_wop_cost(const struct relay_wop *op)
+{
+	size_t	n = sizeof(*op);
+	int	i;
+
+	for (i = 0; i < op->nsteps; i++)
+		n += op->steps[i].keylen + op->steps[i].vallen;
+	return n;
 }
 
 /* Delete every key starting with `prefix` in one database. */
@@ -409,6 +439,48 @@ relay_store_batch(struct relay_store *st, struct relay_wopq *batch)
 	}
 }
 
+/*
+ * With the lock held and something queued: while writes announced by the
+ * loop are still on their way, wait for them a little (the batch is not
+ * full, we are not stopping, the deadline has not passed).
+ */
+static void
+relay_store_gather(struct relay_store *st)
+{
+	struct timespec	deadline;
+
+	if (st->expect == 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_nsec += RELAY_GATHER_NSEC;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	st->gathering = 1;
+	while (st->expect > 0 && !st->stop && st->nqueue < RELAY_BATCH_MAX &&
+	    st->queued < RELAY_BATCH_BYTES)
+		if (pthread_cond_timedwait(&st->cond, &st->mtx,
+		    &deadline) == ETIMEDOUT)
+			break;
+	st->gathering = 0;
+}
+
+/* The loop: a write is on its way (+1), or arrived or was dropped (-1). */
+void
+relay_store_expect(struct relay_store *st, int delta)
+{
+	pthread_mutex_lock(&st->mtx);
+	if (delta > 0)
+		st->expect++;
+	else if (st->expect > 0)
+		st->expect--;
+	/* A gathering writer needs to know only when nothing is expected. */
+	if (st->gathering && st->expect == 0)
+		pthread_cond_signal(&st->cond);
+	pthread_mutex_unlock(&st->mtx);
+}
+
 static void *
 relay_store_writer(void *arg)
 {
@@ -416,6 +488,7 @@ relay_store_writer(void *arg)
 	struct relay_wopq	 batch;
 	struct relay_wop	*op;
 	unsigned		 n;
+	size_t			 bytes;
 	char			 c = 0;
 
 	for (;;) {
@@ -426,11 +499,15 @@ relay_store_writer(void *arg)
 			pthread_mutex_unlock(&st->mtx);
 			break;
 		}
+		relay_store_gather(st);
 		TAILQ_INIT(&batch);
-		for (n = 0; n < RELAY_BATCH_MAX &&
+		bytes = 0;
+		for (n = 0; n < RELAY_BATCH_MAX && bytes < RELAY_BATCH_BYTES &&
 		    (op = TAILQ_FIRST(&st->queue)) != NULL; n++) {
 			TAILQ_REMOVE(&st->queue, op, entry);
 			TAILQ_INSERT_TAIL(&batch, op, entry);
+			bytes += relay_wop_cost(op);
+			st->nqueue--;
 		}
 		pthread_mutex_unlock(&st->mtx);
 
@@ -459,6 +536,8 @@ relay_store_wakecb(evutil_socket_t fd, short ev, void *arg)
 		;
 	TAILQ_INIT(&done);
 	pthread_mutex_lock(&st->mtx);
+	TAILQ_FOREACH(op, &st->done, entry)
+		st->queued -= relay_wop_cost(op);
 	TAILQ_CONCAT(&done, &st->done, entry);
 	pthread_mutex_unlock(&st->mtx);
 	while ((op = TAILQ_FIRST(&done)) != NULL) {
@@ -504,8 +583,13 @@ relay_store_submit(struct relay_store *st, struct relay_wop *op)
 		return ALX_ERR_NOT_READY;
 	}
 	TAILQ_INSERT_TAIL(&st->queue, op, entry);
+	st->nqueue++;
 	st->inflight++;
-	pthread_cond_signal(&st->cond);
+	st->queued += relay_wop_cost(op);
+	/* Wake an idle writer; a gathering one when its batch is full. */
+	if (!st->gathering || st->expect == 0 ||
+	    st->nqueue >= RELAY_BATCH_MAX || st->queued >= RELAY_BATCH_BYTES)
+		pthread_cond_signal(&st->cond);
 	pthread_mutex_unlock(&st->mtx);
 	return 0;
 }
@@ -514,6 +598,26 @@ unsigned
 relay_store_pending(struct relay_store *st)
 {
 	return st->inflight;
+}
+
+void
+relay_store_set_limit(struct relay_store *st, size_t bytes)
+{
+	st->limit = bytes;
+}
+
+/*
+ * Back-pressure: ALX_ERR_NOT_READY when `more` bytes would take the
+ * queue of writes over its limit (a queue with nothing in it takes any
+ * one write, so a single large one is never refused for good).
+ */
+int
+relay_store_room(struct relay_store *st, size_t more)
+{
+	if (st->limit == 0 || st->inflight == 0 ||
+	    st->queued + more + sizeof(struct relay_wop) <= st->limit)
+		return 0;
+	return ALX_ERR_NOT_READY;
 }
 
 void

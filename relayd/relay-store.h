@@ -80,6 +80,12 @@ int	 relay_store_start(struct relay_store *, struct event_base *);
 void	 relay_store_drain(struct relay_store *);
 void	 relay_store_close(struct relay_store *);
 unsigned relay_store_pending(struct relay_store *);
+/* Bytes of queued writes beyond which relay_store_room() refuses. */
+void	 relay_store_set_limit(struct relay_store *, size_t);
+int	 relay_store_room(struct relay_store *, size_t);
+/* Writes on their way (+1) or arrived or dropped (-1): group commit
+ * waits briefly for announced writes. */
+void	 relay_store_expect(struct relay_store *, int);
 
 struct relay_wop *relay_wop_new(relay_wop_done_fn *, void *);
 int	 relay_wop_add(struct relay_wop *, int kind, int db, const void *key,

@@ -96,11 +96,15 @@ relay_drain_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct timeval	flush = { 0, 200 * 1000 };
 
-	if (relay_store_pending(relay.store) == 0 ||
+	if ((relay_verify_pending() == 0 &&
+	    relay_store_pending(relay.store) == 0) ||
 	    relay_now_mono() > relay_drain_deadline) {
-		if (relay_store_pending(relay.store) != 0)
+		if (relay_store_pending(relay.store) != 0 ||
+		    relay_verify_pending() != 0)
 			log_warnx("shutdown: grace period over with %u writes "
-			    "pending", relay_store_pending(relay.store));
+			    "and %u checks pending",
+			    relay_store_pending(relay.store),
+			    relay_verify_pending());
 		event_del(relay_drain_ev);
 		/* A moment to flush the last replies. */
 		event_base_loopexit(relay.base, &flush);
@@ -182,6 +186,10 @@ relay_open_store(void)
 	}
 	if (relay_store_start(relay.store, relay.base) != 0)
 		fatalx("store: cannot start the writer thread");
+	relay_store_set_limit(relay.store, (size_t)relay_cfg.queue_limit);
+	if (relay_verify_start(relay.base,
+	    (unsigned)relay_cfg.verify_threads) != 0)
+		fatalx("verify: cannot start the worker threads");
 }
 
 int
@@ -212,7 +220,7 @@ main(int argc, char **argv)
 	relay.started = time(NULL);
 	relay_signals();
 
-	/* 3. Storage: LMDB and its writer thread. */
+	/* 3. Storage: LMDB and its writer thread; the verify workers. */
 	relay_open_store();
 
 	/* 4. HTTP, TLS, the endpoints. */
@@ -231,6 +239,9 @@ main(int argc, char **argv)
 	relay_api_jobs_init();
 	relay_api_codes_init();
 	relay_api_log_init();
+#ifdef RELAY_TEST
+	relay_test_init();
+#endif
 	relay_sse_init(relay.base);
 	relay_poll_init(relay.base);
 
@@ -251,6 +262,7 @@ main(int argc, char **argv)
 
 	/* 7. Tear down in order: connections, writes, storage, the rest. */
 	relay_cron_stop();
+	relay_verify_stop();	/* their completions may still queue writes */
 	relay_sse_free();
 	relay_poll_free();
 	evhttp_free(relay.http);

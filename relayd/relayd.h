@@ -1,9 +1,12 @@
 /*
  * relayd.h: the private header of airlox-relayd, one section per file.
  *
- * The relay is one event loop (libevent, evhttp) plus one LMDB writer
- * thread (relay-store.c). Everything under "struct relay" belongs to the
- * loop thread.
+ * The relay is one event loop (libevent, evhttp), one LMDB writer thread
+ * (relay-store.c) and a few verify workers (relay-verify.c) that check
+ * the signatures of posted items. Everything under "struct relay", and
+ * every session, member, connection and stream, belongs to the loop
+ * thread; the other threads touch only the jobs and writes handed to
+ * them (docs/DESIGN.md, "The relay's threads").
  */
 #ifndef RELAYD_H
 #define RELAYD_H
@@ -32,6 +35,7 @@ struct evbuffer;
 #include "relay-store.h"
 
 #define RELAY_MAX_LISTEN	16
+#define RELAY_MAX_PROXIES	32
 
 /* relay-config.c */
 struct relay_config {
@@ -45,7 +49,8 @@ struct relay_config {
 	char		*data_dir;
 	int		 ephemeral;
 	uint64_t	 map_size;
-	char		*trust_proxy;
+	char		*trust_proxy[RELAY_MAX_PROXIES];	/* ADDR[/BITS] */
+	int		 ntrust_proxy;
 	int		 log_level;
 
 	uint64_t	 session_lifetime;	/* seconds */
@@ -73,6 +78,9 @@ struct relay_config {
 	uint64_t	 max_wait;		/* long-poll cap, seconds */
 	uint64_t	 sse_max_pending;	/* bytes queued per stream */
 	uint64_t	 shutdown_grace;	/* seconds */
+	uint64_t	 verify_threads;
+	uint64_t	 verify_queue;		/* requests waiting */
+	uint64_t	 queue_limit;		/* bytes waiting, per queue */
 };
 
 extern struct relay_config relay_cfg;
@@ -109,6 +117,17 @@ struct relay_peer *relay_peer_get(const struct relay_addr *, int create);
 void	 relay_peer_gc(void);
 void	 relay_peer_free_all(void);
 double	 relay_now_mono(void);
+/* Trusted proxies: IPv4 kept as IPv4-mapped (::ffff:0:0/96 + bits). */
+struct relay_cidr {
+	uint8_t		 a[16];
+	unsigned	 bits;		/* 0..128 */
+};
+int	 relay_cidr_parse(struct relay_cidr *, const char *);
+int	 relay_cidr_match(const struct relay_cidr *, int, const uint8_t *);
+int	 relay_ip_from_sa(uint8_t *, const struct sockaddr *);
+int	 relay_ip_parse(uint8_t *, const char *);
+int	 relay_proxy_init(char **cause);
+int	 relay_proxy_trusted(const uint8_t *);
 
 /* relay-listen.c */
 int	 relay_listen_start(struct evhttp *, char **cause);
@@ -204,6 +223,10 @@ struct relay_sse *relay_sse_start(struct relay_req *,
 	    void *);
 int	 relay_sse_send(struct relay_sse *, uint64_t, const char *,
 	    const char *, size_t);
+int	 relay_sse_frame(uint64_t, const char *, const char *, size_t,
+	    char **, size_t *);
+int	 relay_sse_send_frame(struct relay_sse *, uint64_t, const char *,
+	    size_t);
 void	 relay_sse_end(struct relay_sse *);
 void	 relay_sse_foreach(const uint8_t sid[RELAY_SID_LEN],
 	    void (*)(struct relay_sse *, void *), void *);
@@ -227,6 +250,24 @@ unsigned relay_poll_count(void);
 int	 relay_poll_park(struct relay_req *, const uint8_t sid[RELAY_SID_LEN],
 	    uint64_t wait, relay_poll_fn *, void *);
 void	 relay_poll_wake(const uint8_t sid[RELAY_SID_LEN]);
+
+/* relay-verify.c: signature checks on worker threads */
+struct relay_vjob;
+typedef int relay_vjob_work_fn(struct relay_vjob *);	/* on a worker */
+typedef void relay_vjob_done_fn(struct relay_vjob *);	/* on the loop */
+struct relay_vjob {
+	relay_vjob_work_fn	*work;
+	relay_vjob_done_fn	*done;
+	size_t			 cost;		/* bytes held while queued */
+	int			 result;	/* work's return */
+	int			 finished;
+	TAILQ_ENTRY(relay_vjob)	 order_entry;
+	TAILQ_ENTRY(relay_vjob)	 todo_entry;
+};
+int	 relay_verify_start(struct event_base *, unsigned);
+int	 relay_verify_submit(struct relay_vjob *);
+unsigned relay_verify_pending(void);
+void	 relay_verify_stop(void);
 
 /* relay-session.c */
 #define RELAY_SREC_LEN	64
@@ -274,6 +315,22 @@ int	 relay_session_request(struct relay_req *, struct relay_session **,
 const uint8_t *relay_body(struct relay_req *, size_t *);
 int	 relay_auth(struct relay_req *, struct relay_session *,
 	    const uint8_t *, struct relay_member **);
+/* A signed request in two steps: the lookups on the loop, then the
+ * signature (any thread) over copies of what it covers. */
+struct relay_authreq {
+	struct alx_reqauth	 ra;
+	uint8_t			 pk[ALX_SIGN_PK_LEN];
+	struct relay_member	*m;		/* loop only */
+	char			*host;
+	char			*uri;
+	const char		*method;
+	int64_t			 now;
+};
+int	 relay_auth_begin(struct relay_req *, struct relay_session *,
+	    const uint8_t *, struct relay_authreq *);
+int	 relay_auth_finish(const struct relay_authreq *, const uint8_t *,
+	    size_t);
+void	 relay_auth_clear(struct relay_authreq *);
 int	 relay_event_add(struct relay_wop *, const uint8_t *,
 	    const uint8_t *, const char *, const void *, size_t);
 int	 relay_event_json(uint64_t, const uint8_t *, size_t, struct alx_jw *);
@@ -335,6 +392,10 @@ void	 relay_cron_set_expire(relay_expire_fn *);
 void	 relay_cron_start(struct event_base *);
 void	 relay_cron_stop(void);
 int	 relay_disk_ok(void);
+uint64_t relay_expiry_now(void);
+#ifdef RELAY_TEST
+void	 relay_test_init(void);
+#endif
 int	 relay_disk_check(char **why);
 
 /* relayd.c */

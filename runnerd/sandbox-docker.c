@@ -48,9 +48,8 @@
 #define CLOSE_RANGE_UNSHARE	(1U << 1)
 #endif
 
-/* One running container, by job (sandbox_job has no backend field). */
+/* A job's container (sandbox_job.be_priv). */
 struct docker_ctr {
-	struct sandbox_job	*job;
 	char			 id[RUNNER_DOCKER_ID_MAX + 1];
 	char			 mem[PATH_MAX];	/* its memory cgroup dir */
 	char			 ctl[PATH_MAX];	/* its control folder, or "" */
@@ -58,14 +57,17 @@ struct docker_ctr {
 	int			 cgv;		/* 0 unknown, 1, 2 */
 	uint64_t		 peak;
 	int			 peak_known;
-	struct docker_ctr	*next;
 };
 
+/*
+ * The runner's settings for the backend (one image and one label per
+ * runner, set at start by sandbox_docker_setup(); the backend table
+ * carries no handle) and its API connection, opened on first use.
+ */
 static struct {
 	char			 image[256];
 	char			 label[160];
 	struct runner_docker	*d;
-	struct docker_ctr	*ctrs;
 } docker_cfg;
 
 /*
@@ -305,24 +307,13 @@ docker_enforced(const struct sandbox_limits *l, char *buf, size_t len)
 static struct docker_ctr *
 docker_ctr_find(struct sandbox_job *job)
 {
-	struct docker_ctr	*c;
-
-	for (c = docker_cfg.ctrs; c != NULL; c = c->next)
-		if (c->job == job)
-			return c;
-	return NULL;
+	return job->be_priv;
 }
 
 static void
-docker_ctr_drop(struct docker_ctr *ctr)
+docker_ctr_drop(struct sandbox_job *job, struct docker_ctr *ctr)
 {
-	struct docker_ctr	**pp;
-
-	for (pp = &docker_cfg.ctrs; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == ctr) {
-			*pp = ctr->next;
-			break;
-		}
+	job->be_priv = NULL;
 	free(ctr);
 }
 
@@ -878,10 +869,8 @@ docker_start(struct sandbox_job *job, int outfd, int errfd, char **cause)
 		return ALX_ERR_IO;
 	if ((ctr = calloc(1, sizeof *ctr)) == NULL)
 		return ALX_ERR_NOMEM;
-	ctr->job = job;
 	ctr->egress_lfd = -1;
-	ctr->next = docker_cfg.ctrs;
-	docker_cfg.ctrs = ctr;
+	job->be_priv = ctr;
 	docker_describe(&job->lim, docker_cfg.image, job->net, job->as_root,
 	    job->enforced, sizeof job->enforced);
 	if ((r = docker_ctl_make(job, ctr)) == 0 && job->net ==
@@ -952,7 +941,7 @@ docker_finish(struct sandbox_job *job, struct sandbox_result *res)
 		res->peak_mem = ctr->peak;
 		res->peak_mem_known = 1;
 	}
-	docker_ctr_drop(ctr);
+	docker_ctr_drop(job, ctr);
 }
 
 const struct sandbox_backend sandbox_docker_backend = {

@@ -67,6 +67,9 @@ struct sandbox_job {
 
 	struct sandbox_cgroup	  cg;
 	char			  enforced[1024];
+	void			 *be_priv;	/* the backend's own (docker:
+						 * its container), freed by
+						 * its finish() */
 };
 
 /* sandbox.c */

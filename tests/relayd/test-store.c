@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -257,6 +258,79 @@ test_async(struct relay_store *st)
 	event_base_free(as.base);
 }
 
+static double
+mono(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Back-pressure and group commit: the write queue refuses what would take
+ * it over its byte limit until completions have run on the loop (a write
+ * alone is always taken), and a write announced but never queued delays
+ * the commit of others only briefly.
+ */
+static void
+test_queue(void)
+{
+	char			 dir[] = "/tmp/alx-store-queue-XXXXXX";
+	struct relay_store	*st;
+	struct relay_wop	*op;
+	struct record_state	 rs;
+	uint8_t			 key[RELAY_SID_LEN + 8], *val;
+	char			*cause = NULL;
+	double			 t0;
+
+	if (mkdtemp(dir) == NULL || (val = calloc(1, 40 * 1024)) == NULL) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	is_int(relay_store_open(&st, dir, 64 * 1024 * 1024, &cause), 0,
+	    "open a store for the queue tests");
+	memset(&rs, 0, sizeof(rs));
+	rs.base = event_base_new();
+	is_int(relay_store_start(st, rs.base), 0, "and start its writer");
+	relay_store_set_limit(st, 64 * 1024);
+	is_int(relay_store_room(st, 100 * 1024), 0,
+	    "an empty queue takes a write larger than the limit");
+	memset(key, 0x55, RELAY_SID_LEN);
+	relay_be64(key + RELAY_SID_LEN, 1);
+	op = relay_wop_new(record_done, &rs);
+	relay_wop_add(op, RELAY_W_PUT, RELAY_DB_CHUNKS, key, sizeof(key), val,
+	    40 * 1024);
+	is_int(relay_store_submit(st, op), 0, "a 40 KiB write queued");
+	is_int(relay_store_room(st, 40 * 1024), ALX_ERR_NOT_READY,
+	    "a second one would pass the 64 KiB limit: refused");
+	is_int(relay_store_room(st, 1024), 0, "a small one still fits");
+	rs.n = 2;		/* record_done stops the loop at 3 */
+	event_base_dispatch(rs.base);
+	is_int(rs.results[2], 0, "the write committed");
+	is_int(relay_store_room(st, 40 * 1024), 0,
+	    "after its completion ran, there is room again");
+
+	/* Announced, never queued: the writer waits at most a moment. */
+	relay_store_expect(st, 1);
+	rs.n = 2;
+	relay_be64(key + RELAY_SID_LEN, 2);
+	op = relay_wop_new(record_done, &rs);
+	relay_wop_add(op, RELAY_W_PUT, RELAY_DB_CHUNKS, key, sizeof(key), "z",
+	    1);
+	t0 = mono();
+	relay_store_submit(st, op);
+	event_base_dispatch(rs.base);
+	ok(rs.n == 3 && rs.results[2] == 0 && mono() - t0 < 0.5,
+	    "a write behind an announced one that never comes commits in "
+	    "%.1f ms", (mono() - t0) * 1000);
+	relay_store_expect(st, -1);
+	relay_store_close(st);
+	event_base_free(rs.base);
+	free(val);
+	rmtree(dir);
+}
+
 static void
 test_map_full(void)
 {
@@ -342,5 +416,6 @@ main(int argc, char **argv)
 	else
 		rmtree(tmpdir);
 	test_map_full();
+	test_queue();
 	return tap_done();
 }

@@ -284,6 +284,34 @@ test_ed25519_reject(void)
 	is_int(alx_verify(sig, msg, len, pk), ALX_ERR_BAD_SIGNATURE,
 	    "non-canonical public key (all ones) rejected");
 
+	/*
+	 * Keys that passed the point check are remembered per thread in a
+	 * table indexed by their first bytes: a bad key landing in the slot
+	 * of a remembered good one is still checked and refused.
+	 */
+	{
+		struct alx_signkey	kk;
+		uint8_t			ks[64];
+		int			i;
+
+		for (i = 0; i < 5000; i++)
+			if (alx_sign_keygen(&kk) == 0 && kk.pk[0] % 64 == 1)
+				break;
+		ok(i < 5000, "a key in the identity key's memo slot");
+		alx_sign(ks, msg, len, &kk);
+		is_int(alx_verify(ks, msg, len, kk.pk), 0,
+		    "verify with a fresh key (remembered)");
+		is_int(alx_verify(ks, msg, len, kk.pk), 0,
+		    "verify with the remembered key");
+		memset(pk, 0, 32);
+		pk[0] = 1;
+		is_int(alx_verify(idsig, msg, len, pk), ALX_ERR_BAD_SIGNATURE,
+		    "the identity key in a remembered key's slot: refused");
+		is_int(alx_verify(ks, msg, len, kk.pk), 0,
+		    "the good key still verifies");
+		alx_wipe(&kk, sizeof(kk));
+	}
+
 	/* A key whose two halves disagree is refused. */
 	memcpy(&k2.pk, k.pk, 32);
 	is_int(alx_sign(sig, msg, len, &k2), ALX_ERR_INVALID,
