@@ -44,6 +44,7 @@ static relay_expire_fn	*relay_expire_hook;	/* the sessions' sweep */
 #ifdef RELAY_TEST
 static int64_t		 relay_test_skew;	/* seconds added */
 static int		 relay_test_nosweep;
+static int		 relay_test_lax;	/* skip the role check */
 #endif
 
 static int
@@ -199,15 +200,47 @@ relay_test_clock(struct relay_req *r)
 	relay_http_jw(r->req, 200, &jw);
 }
 
+/*
+ * POST /v1/test/lax?roles=on|off: test builds only. With roles on, the
+ * relay stores items whatever the author's role may post: a hostile
+ * relay, for the tests that show participants refuse such items
+ * themselves (tests/runnerd/hostile-relay.sh).
+ */
+static void
+relay_test_lax_set(struct relay_req *r)
+{
+	struct alx_jw	 jw;
+	char		*v;
+
+	if ((v = relay_http_query(r, "roles")) != NULL) {
+		relay_test_lax = strcmp(v, "on") == 0;
+		free(v);
+	}
+	alx_jw_init(&jw, 64);
+	alx_jw_obj_begin(&jw);
+	alx_jw_kbool(&jw, "roles", relay_test_lax);
+	alx_jw_obj_end(&jw);
+	relay_http_jw(r->req, 200, &jw);
+}
+
+int
+relay_test_lax_roles(void)
+{
+	return relay_test_lax;
+}
+
 static const struct relay_route relay_test_routes[] = {
 	{ EVHTTP_REQ_POST, "/v1/test/clock", relay_test_clock,
+	  RELAY_ROUTE_NO_RATELIMIT },
+	{ EVHTTP_REQ_POST, "/v1/test/lax", relay_test_lax_set,
 	  RELAY_ROUTE_NO_RATELIMIT },
 };
 
 void
 relay_test_init(void)
 {
-	log_warnx("test build: POST /v1/test/clock moves the expiry clock");
-	relay_http_add_routes(relay_test_routes, 1);
+	log_warnx("test build: POST /v1/test/clock moves the expiry clock, "
+	    "POST /v1/test/lax turns the role check off");
+	relay_http_add_routes(relay_test_routes, 2);
 }
 #endif

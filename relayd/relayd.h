@@ -395,6 +395,7 @@ int	 relay_disk_ok(void);
 uint64_t relay_expiry_now(void);
 #ifdef RELAY_TEST
 void	 relay_test_init(void);
+int	 relay_test_lax_roles(void);
 #endif
 int	 relay_disk_check(char **why);
 

@@ -7,6 +7,9 @@
  *	craft-job limits RUNNER		asks for more time than the session allows
  *	craft-job kind RUNNER		a python job in a shell-only session
  *	craft-job replay RUNNER		the same job id posted twice
+ *	craft-job plain RUNNER		a well-formed job ("echo ran"), for an
+ *					invite whose role may not post jobs
+ *					(a hostile relay stores it anyway)
  *
  * The invite comes from AIRLOX_INVITE, the relay from the invite. Prints
  * the job id (the replayed one for "replay") on stdout.
@@ -108,6 +111,8 @@ main(int argc, char **argv)
 		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"shell\","
 		    "\"cmd\":\"echo ran\",\"cwd\":\"\",\"limits\":"
 		    "{\"timeout_s\":999999}}", now + 600, NULL, id);
+	else if (strcmp(argv[1], "plain") == 0)
+		r = craft_post(&cs, argv[2], shell, now + 600, NULL, id);
 	else if (strcmp(argv[1], "kind") == 0)
 		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"python\","
 		    "\"file\":{\"name\":\"x.py\"},\"cwd\":\"\"}", now + 600, NULL,

@@ -1,0 +1,64 @@
+#!/bin/sh
+# hostile-relay.sh: the runner refuses what a relay should have refused.
+# The relay is the test build (tests/relayd/airlox-relayd-test), told to
+# skip its role check (POST /v1/test/lax?roles=on): it stores a job an
+# observer signed, though an observer may not post jobs. The runner's own
+# verified view of the session must refuse that item (wrong_role): the job
+# never runs, nothing is signed for it, and the runner stays up.
+. "${top_srcdir:-.}/tests/client/lib.sh"
+RELAYD=$top_builddir/tests/relayd/airlox-relayd-test
+case $RELAYD in /*) ;; *) RELAYD=$(pwd)/$RELAYD ;; esac
+[ -x "$RELAYD" ] || skip_all "no $RELAYD (make check builds it)"
+need python3 curl
+RUNNERD=${RUNNERD:-$top_builddir/runnerd/airlox-runnerd}
+case $RUNNERD in /*) ;; *) RUNNERD=$(pwd)/$RUNNERD ;; esac
+[ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
+[ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"
+CRAFT=$top_builddir/tests/runnerd/craft-job
+
+start_relay || skip_all "the test relay did not start"
+create_session alice --mode execute --kinds shell --timeout 60 --memory 256
+ok $? "an execute session"
+mkdir -p "$T/rwork" "$T/home"
+HOME=$T/home AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name box \
+    --state-dir "$T/rstate" --work-root "$T/rwork" >>"$T/runner.log" 2>&1 &
+RUNNER_PID=$!
+EXTRA_PIDS="$EXTRA_PIDS $RUNNER_PID"
+joined() { grep -q 'waiting for the owner\|waiting for jobs\|approved' "$T/runner.log"; }
+wait_for joined
+INV=$OWNER ax alice session approve box >/dev/null 2>&1
+ok $? "the owner approves the runner"
+
+# Control: through the same relay, a sender's job runs.
+INV=$SENDER ax bob --json run --on box --timeout 60 -- 'echo control' \
+    >"$T/control.json" 2>"$T/control.err"
+is $? 0 "a sender's job runs"
+like "$(json_get "$T/control.json" 'j.get("stdout", "")')" control "with its output"
+
+# The relay turns hostile: it no longer checks what a role may post.
+curl -s -X POST "$URL/v1/test/lax?roles=on" >"$T/lax.json"
+like "$(cat "$T/lax.json")" '"roles":true' "the test relay skips its role check"
+set -- $(XDG_CACHE_HOME="$T/c-eve" AIRLOX_INVITE="$OBSERVER" "$CRAFT" plain box)
+JOB=$1
+is "$2" posted "the relay stores a job an observer signed"
+
+refused() { grep -q 'wrong_role' "$T/runner.log"; }
+wait_for refused
+ok $? "the runner refuses the item itself (wrong_role in its log)"
+sleep 2
+ok $(kill -0 "$RUNNER_PID" 2>/dev/null && echo 0 || echo 1) "the runner is still up"
+grep -q "$JOB" "$T/rstate/audit.log" 2>/dev/null
+ok $(test $? -ne 0 && echo 0 || echo 1) "the job was never admitted (not in the audit log)"
+ls "$T/rwork" | grep -q "job-$JOB"
+ok $(test $? -ne 0 && echo 0 || echo 1) "no folder was made for it"
+INV=$SENDER ax bob --json result -- "$JOB" >"$T/res.json" 2>&1
+st=$?
+ok $(test $st -ne 0 && echo 0 || echo 1) "no result exists for it (result exits $st)"
+ok $(grep -q '"status":"completed"' "$T/res.json" && echo 1 || echo 0) \
+    "nothing says it completed"
+kill -TERM "$RUNNER_PID"
+wait "$RUNNER_PID"
+if [ $tap_failed -ne 0 ]; then
+	sed 's/^/#   /' "$T/runner.log" | tail -20
+fi
+done_testing
