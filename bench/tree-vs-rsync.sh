@@ -1,10 +1,12 @@
 #!/bin/sh
 # tree-vs-rsync.sh: keeping a working tree warm on another machine, side by
 # side on one host: `airlox run --tree -- true` (a loopback relay, a local
-# runner with the local sandbox) against `rsync -a --delete` over ssh to a
-# private sshd (Debian's openssh-server on a loopback port, a throwaway
-# host key and user key in a temporary directory) followed by `ssh HOST
-# true`, for the same synthetic git checkout. Three cases:
+# runner with the local sandbox) against two rsync lines, each followed by
+# `ssh HOST true` to a private sshd (Debian's openssh-server on a loopback
+# port, a throwaway host key and user key in a temporary directory):
+#   rsync        `rsync -a --delete` over that ssh (what a remote box needs)
+#   rsync-local  `rsync -a --delete` to a local directory (issue #6's line)
+# for the same synthetic git checkout. Three cases:
 #
 #   cold     the first sync: airlox --fresh (an empty workspace, the full
 #            tree), rsync into an empty directory
@@ -141,6 +143,8 @@ wait_for $SSH "$HOST" true || { cat "$T/sshd.log"; die "sshd did not start"; }
 DST=$T/dst
 RSYNC="rsync -a --delete --exclude=/.git -e '$SSH' $R/ $HOST:$DST/"
 RS_CMD="$RSYNC && $SSH $HOST true"
+DSTL=$T/dstl
+RL_CMD="rsync -a --delete --exclude=/.git $R/ $DSTL/ && $SSH $HOST true"
 
 # The relay, a session with the host-runner profile, a runner, approved.
 mkdir -p "$T/data"
@@ -188,6 +192,10 @@ rs_bytes() {
 	eval "rsync -a --delete --stats --exclude=/.git -e '$SSH' $R/ $HOST:$DST/" |
 	    sed -n 's/^Total bytes sent: //p' | tr -d ,
 }
+rl_bytes() {
+	rsync -a --delete --stats --exclude=/.git "$R/" "$DSTL/" |
+	    sed -n 's/^Total bytes sent: //p' | tr -d ,
+}
 TOUCH="for f in $(echo $CHANGED); do date +%s%N >>\$f; done"
 touch_some() {
 	eval "$TOUCH"
@@ -211,45 +219,53 @@ eval "$RS_CMD" || die "rsync over ssh failed"
 echo "# cold: $COLD_RUNS runs each; same, change ($CHANGE file(s)): $RUNS runs each"
 # (hyperfine: one --prepare per command, in the order of the commands)
 hf cold --runs "$COLD_RUNS" \
-    --prepare true --prepare "rm -rf $DST" \
-    -n airlox "$AX_COLD" -n rsync "$RS_CMD"
+    --prepare true --prepare "rm -rf $DST" --prepare "rm -rf $DSTL" \
+    -n airlox "$AX_COLD" -n rsync "$RS_CMD" -n rsync-local "$RL_CMD"
 AX_COLD_B=$(ax_bytes --fresh)
-rm -rf "$DST"
+rm -rf "$DST" "$DSTL"
 RS_COLD_B=$(rs_bytes)
+RL_COLD_B=$(rl_bytes)
 
 hf same --runs "$RUNS" --warmup 1 \
     -n airlox "$AX_CMD" \
-    -n rsync "$RS_CMD"
+    -n rsync "$RS_CMD" \
+    -n rsync-local "$RL_CMD"
 AX_SAME_B=$(ax_bytes)
 RS_SAME_B=$(rs_bytes)
+RL_SAME_B=$(rl_bytes)
 
 hf change --runs "$RUNS" --warmup 1 \
     --prepare "$TOUCH" \
     -n airlox "$AX_CMD" \
-    -n rsync "$RS_CMD"
+    -n rsync "$RS_CMD" \
+    -n rsync-local "$RL_CMD"
 touch_some
 AX_CHANGE_B=$(ax_bytes)
 touch_some
 RS_CHANGE_B=$(rs_bytes)
+touch_some
+RL_CHANGE_B=$(rl_bytes)
 
 python3 - "$T" "$(cat $CHANGED | wc -c)" \
-    "$AX_COLD_B" "$RS_COLD_B" "$AX_SAME_B" "$RS_SAME_B" \
-    "$AX_CHANGE_B" "$RS_CHANGE_B" <<'PY'
+    "$AX_COLD_B" "$RS_COLD_B" "$RL_COLD_B" "$AX_SAME_B" "$RS_SAME_B" \
+    "$RL_SAME_B" "$AX_CHANGE_B" "$RS_CHANGE_B" "$RL_CHANGE_B" <<'PY'
 import json, sys
 t, changed = sys.argv[1], sys.argv[2]
 b = sys.argv[3:]
+sides = ("airlox", "rsync", "rsync-local")
 print()
-print("%-8s %-7s %10s %10s %10s  %12s" % ("case", "side", "median ms",
+print("%-8s %-11s %10s %10s %10s  %12s" % ("case", "side", "median ms",
       "mean ms", "min ms", "bytes sent"))
 for i, case in enumerate(("cold", "same", "change")):
     r = {x["command"]: x for x in json.load(open("%s/%s.json" % (t, case)))["results"]}
-    for j, side in enumerate(("airlox", "rsync")):
+    for j, side in enumerate(sides):
         x = r[side]
-        print("%-8s %-7s %10.1f %10.1f %10.1f  %12s" % (case, side,
+        print("%-8s %-11s %10.1f %10.1f %10.1f  %12s" % (case, side,
               x["median"] * 1e3, x["mean"] * 1e3, x["min"] * 1e3,
-              b[2 * i + j]))
-    print("%-8s ratio airlox/rsync (medians): %.2f" % (case,
-          r["airlox"]["median"] / r["rsync"]["median"]))
+              b[3 * i + j]))
+    for side in sides[1:]:
+        print("%-8s ratio airlox/%s (medians): %.2f" % (case, side,
+              r["airlox"]["median"] / r[side]["median"]))
 print()
 print("the changed files hold %s bytes; bytes sent: airlox counts the "
       "tree's archive or delta, rsync its own protocol's bytes" % changed)

@@ -432,18 +432,28 @@ item_get_chunk(struct csession *cs, const struct alx_item *it, size_t i,
     struct http_resp *resp)
 {
 	char	path[192], id[ALX_FP_STRLEN + 1];
-	int	r, tries;
+	int	r;
+	long	pause_ms = 5, waited_ms = 0;
 
 	alx_b64_encode(id, it->id, ALX_ID_LEN);
 	csess_path(cs, path, sizeof(path), "/items/%s/chunks/%zu", id, i);
-	/* A chunk still being uploaded: wait for it, up to chunk_wait. */
-	for (tries = 0;; tries++) {
+	/*
+	 * A chunk still being uploaded: wait for it, up to chunk_wait. A
+	 * reader usually sees an item just as its author starts uploading
+	 * (a runner and its job's tree), so look again soon, then back off
+	 * to 200 ms.
+	 */
+	for (;;) {
 		r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
 		    ALX_CHUNK_CT_MAX, resp);
-		if (r != ALX_ERR_CHUNK_PENDING || tries >= cs->chunk_wait * 5)
+		if (r != ALX_ERR_CHUNK_PENDING ||
+		    waited_ms >= (long)cs->chunk_wait * 1000)
 			return r;
 		http_resp_free(resp);
-		usleep(200 * 1000);
+		usleep((useconds_t)pause_ms * 1000);
+		waited_ms += pause_ms;
+		if ((pause_ms *= 2) > 200)
+			pause_ms = 200;
 	}
 }
 
