@@ -227,6 +227,17 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 		*reason = "not_signed";
 		return RUNNER_REFUSE;
 	}
+	/*
+	 * Still valid in the current manifest: a key revoked (or a role
+	 * rotated) after it posted the job signs nothing any more.
+	 */
+	if (alx_cert_valid(&author->cert, alx_view_manifest(v)) != ALX_OK) {
+		*reason = "not_signed";
+		if (detail != NULL && detaillen > 0)
+			snprintf(detail, detaillen, "its author's key was "
+			    "revoked after the job was posted");
+		return RUNNER_REFUSE;
+	}
 	if (runner_seen_has(seen, job->id)) {
 		*reason = "replayed";
 		return RUNNER_REFUSE;

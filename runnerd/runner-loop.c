@@ -651,6 +651,15 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	if (rn->replaying && (runner_seen_has(rn->seen, job->id) ||
 	    alx_item_check_expiry(job, http_now(&rn->cs.http)) != ALX_OK))
 		return;
+	/*
+	 * The rest of a replay is decided once the view holds the current
+	 * manifest: a sender revoked after it posted, or a runner no longer
+	 * approved, must not get its job run by a runner that was away.
+	 */
+	if (rn->replaying) {
+		runner_defer(rn, job);
+		return;
+	}
 	v = runner_admit(&rn->cs.view, &rn->me, rn->seen, job, author,
 	    http_now(&rn->cs.http), kitem, &jm, &reason, detail,
 	    sizeof(detail));
@@ -697,13 +706,17 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	alx_wipe(kitem, sizeof(kitem));
 }
 
-/* Keep a label job seen while busy, to claim when a slot frees. */
+/*
+ * Keep a job to decide later: a label job seen while busy (claimed when a
+ * slot frees), or any job met while catching up on the log (decided once
+ * the view is current).
+ */
 static void
 runner_defer(struct runner *rn, const struct alx_item *job)
 {
 	struct runner_deferred	*d;
 
-	if (rn->replaying || job->obj.raw == NULL)
+	if (job->obj.raw == NULL)
 		return;
 	if (rn->ndefer == RUNNER_DEFER_MAX) {	/* drop the oldest */
 		free(rn->defer[0].raw);

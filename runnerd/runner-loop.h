@@ -26,10 +26,13 @@ struct runner_slot {
 };
 
 /*
- * A label job seen while every slot was taken: it waits at the relay for
- * any free runner of the label, and this one claims it when a slot frees
- * (unless another runner did first). Our own copy of the signed object,
- * verified when it arrived, opened again with its author's key then.
+ * A job to decide later: a label job seen while every slot was taken (it
+ * waits at the relay for any free runner of the label, and this one
+ * claims it when a slot frees, unless another runner did first), or a job
+ * met while catching up on the log after a start (admitted only against
+ * the current manifest: its author may have been revoked since). Our own
+ * copy of the signed object, verified when it arrived, opened again with
+ * its author's key then.
  */
 struct runner_deferred {
 	char			*raw;
