@@ -232,7 +232,7 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	 * rotated) after it posted the job signs nothing any more.
 	 */
 	if (alx_cert_valid(&author->cert, alx_view_manifest(v)) != ALX_OK) {
-		*reason = "not_signed";
+		*reason = "revoked";
 		if (detail != NULL && detaillen > 0)
 			snprintf(detail, detaillen, "its author's key was "
 			    "revoked after the job was posted");

@@ -2,7 +2,7 @@
 # revoked-job.sh: revocation reaches jobs already posted. A sender posts
 # two jobs for a runner that is away; the owner revokes that sender; the
 # runner starts, catches up on the log, and must refuse (signed,
-# not_signed) the revoked sender's job while it still runs the job of a
+# revoked) the revoked sender's job while it still runs the job of a
 # sender in good standing posted at the same time. Before the fix the
 # runner decided each job as it met it in the log, when the revocation
 # was not yet in its view, and ran both.
@@ -49,10 +49,10 @@ is "$(json_get "$T/rb.json" 'j.get("status"), j.get("stdout")')" \
     "('completed', 'BOB-RAN\\n')" "bob's job, posted while the runner was away, runs"
 INV=$OWNER ax alice --json result --wait 60s -- "$JM" >"$T/rm.json" 2>&1
 is "$(json_get "$T/rm.json" 'j.get("status"), j.get("reason")')" \
-    "('refused', 'not_signed')" "mallory's job is refused: not_signed"
+    "('refused', 'revoked')" "mallory's job is refused: revoked"
 like "$(json_get "$T/rm.json" 'j.get("stderr")')" 'revoked' "saying the key was revoked"
 ok $(grep -q MALLORY-RAN "$T/rm.json" && echo 1 || echo 0) "it never ran"
-grep "$JM" "$T/rstate/audit.log" | grep -q 'not_signed'
+grep "$JM" "$T/rstate/audit.log" | grep -q 'revoked'
 ok $? "the audit log records the refusal"
 kill -TERM "$RUNNER_PID"
 wait "$RUNNER_PID"
