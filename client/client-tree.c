@@ -13,8 +13,6 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +26,7 @@
 #include "airlox.h"
 #include "client.h"
 #include "client-tree.h"
+#include "client-archive.h"
 
 #define CTREE_GIT_OUT_MAX	(256 * 1024 * 1024)
 #define CTREE_MAX_FILES		200000
@@ -660,7 +659,7 @@ ctree_state_save(const char *path, const uint8_t id[ALX_HASH_LEN],
 
 /* Write one entry into the archive. */
 static int
-ctree_archive_entry(struct archive *a, const char *top,
+ctree_archive_entry(const struct car *ar, struct archive *a, const char *top,
     const struct ctree_file *f)
 {
 	struct archive_entry	*ae;
@@ -671,28 +670,28 @@ ctree_archive_entry(struct archive *a, const char *top,
 	int			 fd = -1, r = ALX_ERR_IO;
 
 	snprintf(path, sizeof(path), "%s/%s", top, f->e.path);
-	if ((ae = archive_entry_new()) == NULL)
+	if ((ae = ar->entry_new()) == NULL)
 		return ALX_ERR_NOMEM;
-	archive_entry_set_pathname(ae, f->e.path);
-	archive_entry_set_mtime(ae, 0, 0);
+	ar->entry_set_pathname(ae, f->e.path);
+	ar->entry_set_mtime(ae, 0, 0);
 	if (f->e.mode == ALX_TREE_LINK) {
 		if ((n = readlink(path, target, sizeof(target) - 1)) <= 0)
 			goto out;
 		target[n] = '\0';
-		archive_entry_set_filetype(ae, AE_IFLNK);
-		archive_entry_set_perm(ae, 0777);
-		archive_entry_set_symlink(ae, target);
-		archive_entry_set_size(ae, 0);
-		r = archive_write_header(a, ae) == ARCHIVE_OK ? 0 : ALX_ERR_IO;
+		ar->entry_set_filetype(ae, AE_IFLNK);
+		ar->entry_set_perm(ae, 0777);
+		ar->entry_set_symlink(ae, target);
+		ar->entry_set_size(ae, 0);
+		r = ar->write_header(a, ae) == ARCHIVE_OK ? 0 : ALX_ERR_IO;
 		goto out;
 	}
-	archive_entry_set_filetype(ae, AE_IFREG);
-	archive_entry_set_perm(ae, f->e.mode == ALX_TREE_EXEC ? 0755 : 0644);
-	archive_entry_set_size(ae, f->e.size);
-	if (archive_write_header(a, ae) != ARCHIVE_OK)
+	ar->entry_set_filetype(ae, AE_IFREG);
+	ar->entry_set_perm(ae, f->e.mode == ALX_TREE_EXEC ? 0755 : 0644);
+	ar->entry_set_size(ae, f->e.size);
+	if (ar->write_header(a, ae) != ARCHIVE_OK)
 		goto out;
 	if (f->lfs) {
-		r = archive_write_data(a, f->blob, f->bloblen) ==
+		r = ar->write_data(a, f->blob, f->bloblen) ==
 		    (la_ssize_t)f->bloblen ? 0 : ALX_ERR_IO;
 		goto out;
 	}
@@ -702,14 +701,14 @@ ctree_archive_entry(struct archive *a, const char *top,
 	 * padded; the runner's tree id check then catches the change. */
 	while (left > 0 && (n = read(fd, buf, (size_t)(left < (int64_t)
 	    sizeof(buf) ? left : (int64_t)sizeof(buf)))) > 0) {
-		if (archive_write_data(a, buf, (size_t)n) != n)
+		if (ar->write_data(a, buf, (size_t)n) != n)
 			goto out;
 		left -= n;
 	}
 	memset(buf, 0, sizeof(buf));
 	while (left > 0) {
 		n = left < (int64_t)sizeof(buf) ? left : (int64_t)sizeof(buf);
-		if (archive_write_data(a, buf, (size_t)n) != n)
+		if (ar->write_data(a, buf, (size_t)n) != n)
 			goto out;
 		left -= n;
 	}
@@ -717,39 +716,42 @@ ctree_archive_entry(struct archive *a, const char *top,
 out:
 	if (fd != -1)
 		close(fd);
-	archive_entry_free(ae);
+	ar->entry_free(ae);
 	return r;
 }
 
 static int
 ctree_archive(struct ctree *t, const char *top, const struct ctree_list *l)
 {
-	struct archive	*a;
-	const char	*tmpdir = getenv("TMPDIR");
-	char		 tmpl[PATH_MAX];
-	struct stat	 st;
-	size_t		 i;
-	int		 r = 0;
+	const struct car	*ar;
+	struct archive		*a;
+	const char		*tmpdir = getenv("TMPDIR");
+	char			 tmpl[PATH_MAX];
+	struct stat		 st;
+	size_t			 i;
+	int			 r = 0;
 
+	if ((r = car_load(&ar, NULL)) != 0)
+		return r;
 	snprintf(tmpl, sizeof(tmpl), "%s/airlox-tree-XXXXXX",
 	    tmpdir != NULL && tmpdir[0] == '/' ? tmpdir : "/tmp");
 	if ((t->fd = mkstemp(tmpl)) == -1)
 		return ALX_ERR_IO;
 	unlink(tmpl);
-	if ((a = archive_write_new()) == NULL)
+	if ((a = ar->write_new()) == NULL)
 		return ALX_ERR_NOMEM;
-	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_open_fd(a, t->fd) != ARCHIVE_OK) {
-		archive_write_free(a);
+	if (ar->write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+	    ar->write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    ar->write_open_fd(a, t->fd) != ARCHIVE_OK) {
+		ar->write_free(a);
 		return ALX_ERR_IO;
 	}
 	for (i = 0; r == 0 && i < l->n; i++)
 		if (l->f[i].send)
-			r = ctree_archive_entry(a, top, &l->f[i]);
-	if (archive_write_close(a) != ARCHIVE_OK && r == 0)
+			r = ctree_archive_entry(ar, a, top, &l->f[i]);
+	if (ar->write_close(a) != ARCHIVE_OK && r == 0)
 		r = ALX_ERR_IO;
-	archive_write_free(a);
+	ar->write_free(a);
 	if (r == 0 && fstat(t->fd, &st) == 0)
 		t->size = st.st_size;
 	return r;
