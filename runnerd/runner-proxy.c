@@ -40,6 +40,7 @@
 #include "airlox.h"
 #include "runner-egress.h"
 #include "runner-proxy.h"
+#include "fdpass.h"
 #include "sandbox.h"
 
 #define EGRESS_CTL_FD		3
@@ -731,13 +732,6 @@ int
 runner_egress_job(struct runner_egress *eg, const char *job_id,
     char *const *allow, size_t nallow, int flags, int *fd)
 {
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	struct cmsghdr	*c;
-	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	align;
-	} cm;
 	struct alx_buf	 msg;
 	char		 head[128], reply[16];
 	size_t		 i;
@@ -762,21 +756,7 @@ runner_egress_job(struct runner_egress *eg, const char *job_id,
 		alx_buf_free(&msg);
 		return ALX_ERR_IO;
 	}
-	memset(&mh, 0, sizeof mh);
-	memset(&cm, 0, sizeof cm);
-	iov.iov_base = msg.data;
-	iov.iov_len = msg.len;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof cm.buf;
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &sv[0], sizeof(int));
-	r = sendmsg(eg->ctl, &mh, MSG_NOSIGNAL) == (ssize_t)msg.len ? 0 :
-	    ALX_ERR_IO;
+	r = fd_pass(eg->ctl, sv[0], msg.data, msg.len) == 0 ? 0 : ALX_ERR_IO;
 	alx_buf_free(&msg);
 	close(sv[0]);
 	if (r == 0 && (egress_wait_reply(eg->ctl, reply, sizeof reply) != 0 ||

@@ -43,6 +43,7 @@
 #include "airlox.h"
 #include "sandbox-priv.h"
 #include "runner-docker.h"
+#include "fdpass.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE	(1U << 1)
@@ -580,34 +581,6 @@ docker_fd_recv(int s)
 	return fd;
 }
 
-static int
-docker_fd_send(int s, int fd)
-{
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	struct cmsghdr	*c;
-	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	align;
-	} cm;
-	char		 byte = 'c';
-
-	memset(&mh, 0, sizeof mh);
-	memset(&cm, 0, sizeof cm);
-	iov.iov_base = &byte;
-	iov.iov_len = 1;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof cm.buf;
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	return sendmsg(s, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
-
 /*
  * Egress (mode allow): the shim inside connects once to the socket in the
  * control folder and sends every accepted TCP connection over it; each is
@@ -617,7 +590,7 @@ docker_fd_send(int s, int fd)
 static void __attribute__((noreturn))
 docker_egress_relay(int lfd, int egfd)
 {
-	int	c, fd;
+	int	c, fd, r;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	while ((c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1 &&
@@ -629,8 +602,8 @@ docker_egress_relay(int lfd, int egfd)
 	while ((fd = docker_fd_recv(c)) != -2) {
 		if (fd < 0)
 			continue;
-		if (docker_fd_send(egfd, fd) != 0 && errno != EINTR &&
-		    errno != EAGAIN)
+		if ((r = fd_pass(egfd, fd, "c", 1)) != 0 && r != -EINTR &&
+		    r != -EAGAIN)
 			_exit(0);		/* the proxy is gone */
 		close(fd);
 	}

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "fdpass.h"
 
 int
 shim_egress_listen(unsigned port, unsigned *bound)
@@ -48,34 +49,6 @@ shim_egress_listen(unsigned port, unsigned *bound)
 	return s;
 }
 
-static int
-shim_egress_pass(int sock, int fd)
-{
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	struct cmsghdr	*c;
-	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	align;
-	} cm;
-	char		 byte = 'c';
-
-	memset(&mh, 0, sizeof mh);
-	memset(&cm, 0, sizeof cm);
-	iov.iov_base = &byte;
-	iov.iov_len = 1;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof cm.buf;
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -errno;
-}
-
 /* Accept and hand over until the proxy's socket is gone. */
 int
 shim_egress_forward(int lfd, int sock)
@@ -90,7 +63,7 @@ shim_egress_forward(int lfd, int sock)
 				continue;
 			return -errno;
 		}
-		r = shim_egress_pass(sock, c);
+		r = fd_pass(sock, c, "c", 1);
 		close(c);
 		if (r == -EPIPE || r == -ECONNRESET || r == -ENOTCONN)
 			return r;
