@@ -328,10 +328,14 @@ opt_level(const struct relay_opt *o, const char *v, char **cause)
 	return 0;
 }
 
-/* --listen: from the command line each use adds one; the variable and
- * the default hold a comma or space separated list. */
+/*
+ * A repeatable option: from the command line each use adds one; the
+ * variable and the default hold a comma or space separated list. Adds
+ * each entry of v to list (n entries, at most max); what names them.
+ */
 static int
-opt_listen(const struct relay_opt *o, const char *v, char **cause)
+opt_list_add(const struct relay_opt *o, const char *v, char **list, int *n,
+    int max, const char *what, char **cause)
 {
 	char	*copy, *tok, *save = NULL;
 
@@ -339,61 +343,54 @@ opt_listen(const struct relay_opt *o, const char *v, char **cause)
 		return -1;
 	for (tok = strtok_r(copy, ", ", &save); tok != NULL;
 	    tok = strtok_r(NULL, ", ", &save)) {
-		if (cfgp->nlisten >= RELAY_MAX_LISTEN) {
-			relay_setcause(cause, "--%s: more than %d addresses",
-			    o->name, RELAY_MAX_LISTEN);
+		if (*n >= max) {
+			relay_setcause(cause, "--%s: more than %d %s",
+			    o->name, max, what);
 			free(copy);
 			return -1;
 		}
-		if ((cfgp->listen[cfgp->nlisten++] = strdup(tok)) ==
-		    NULL) {
+		if ((list[(*n)++] = strdup(tok)) == NULL) {
 			free(copy);
 			return -1;
 		}
 	}
 	free(copy);
 	return 0;
+}
+
+static void
+opt_list_clear(char **list, int *n)
+{
+	while (*n > 0)
+		free(list[--(*n)]);
+}
+
+/* --listen ADDR:PORT. */
+static int
+opt_listen(const struct relay_opt *o, const char *v, char **cause)
+{
+	return opt_list_add(o, v, cfgp->listen, &cfgp->nlisten,
+	    RELAY_MAX_LISTEN, "addresses", cause);
 }
 
 static void
 relay_listen_clear(void)
 {
-	while (cfgp->nlisten > 0)
-		free(cfgp->listen[--cfgp->nlisten]);
+	opt_list_clear(cfgp->listen, &cfgp->nlisten);
 }
 
-/* --trust-proxy: like --listen, each use adds one; the variable holds a
- * comma or space separated list. Checked by relay_config_check(). */
+/* --trust-proxy ADDR[/BITS]: checked by relay_config_check(). */
 static int
 opt_proxy(const struct relay_opt *o, const char *v, char **cause)
 {
-	char	*copy, *tok, *save = NULL;
-
-	if ((copy = strdup(v)) == NULL)
-		return -1;
-	for (tok = strtok_r(copy, ", ", &save); tok != NULL;
-	    tok = strtok_r(NULL, ", ", &save)) {
-		if (cfgp->ntrust_proxy >= RELAY_MAX_PROXIES) {
-			relay_setcause(cause, "--%s: more than %d ranges",
-			    o->name, RELAY_MAX_PROXIES);
-			free(copy);
-			return -1;
-		}
-		if ((cfgp->trust_proxy[cfgp->ntrust_proxy++] = strdup(tok)) ==
-		    NULL) {
-			free(copy);
-			return -1;
-		}
-	}
-	free(copy);
-	return 0;
+	return opt_list_add(o, v, cfgp->trust_proxy, &cfgp->ntrust_proxy,
+	    RELAY_MAX_PROXIES, "ranges", cause);
 }
 
 static void
 relay_proxy_clear(void)
 {
-	while (cfgp->ntrust_proxy > 0)
-		free(cfgp->trust_proxy[--cfgp->ntrust_proxy]);
+	opt_list_clear(cfgp->trust_proxy, &cfgp->ntrust_proxy);
 }
 
 void
