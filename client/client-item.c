@@ -25,41 +25,26 @@
 #include "util/log.h"
 #include "client.h"
 
-#define ITEM_PARTS_MAX	(16 * 1024 * 1024)
 
 /* Our own chain as the relay knows it (GET participants). */
 static int
 item_my_chain(struct csession *cs, int64_t *seq, uint8_t hash[ALX_HASH_LEN],
     int *has_hash)
 {
-	struct alx_json_limits	 lim = { ITEM_PARTS_MAX, 8, 200000 };
-	struct http_resp	 resp;
 	struct alx_json		*j = NULL;
 	struct alx_cert		 cert;
 	const char		*raw;
 	size_t			 len;
-	char			 path[128];
 	int			 arr, i, n, p, r, c;
 
 	*seq = 0;
 	*has_hash = 0;
-	csess_path(cs, path, sizeof(path), "/participants");
-	if ((r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
-	    ITEM_PARTS_MAX, &resp)) != 0)
-		goto out;
-	if ((r = alx_json_parse(&j, (const char *)resp.body.data,
-	    resp.body.len, &lim)) != 0)
-		goto out;
-	if ((arr = alx_json_obj_get(j, 0, "participants")) < 0 ||
-	    (n = alx_json_arr_len(j, arr)) < 0) {
-		r = ALX_ERR_MISSING;
-		goto out;
-	}
+	if ((r = csess_participants(cs, &j, &arr, &n)) != 0)
+		return r;
 	for (i = 0; i < n; i++) {
 		p = alx_json_arr_at(j, arr, i);
-		/* {"cert":obj,"last_seq",...}; a bare certificate says less. */
-		if ((c = alx_json_obj_get(j, p, "cert")) < 0)
-			c = p;
+		/* A bare certificate (no last_seq) says less. */
+		c = csess_participant_cert(j, p);
 		if (alx_json_raw(j, c, &raw, &len) != 0 ||
 		    alx_cert_open(&cert, raw, len,
 		    alx_view_manifest(&cs->view)) != 0)
@@ -86,7 +71,6 @@ item_my_chain(struct csession *cs, int64_t *seq, uint8_t hash[ALX_HASH_LEN],
 	r = ALX_ERR_NOT_PARTICIPANT;
 out:
 	alx_json_free(j);
-	http_resp_free(&resp);
 	return r;
 }
 

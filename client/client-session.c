@@ -22,6 +22,7 @@
 #define CS_MANIFESTS_MAX	(64 * 1024 * 1024)
 #define CS_LOG_MAX		(64 * 1024 * 1024)
 #define CS_LOG_LIMIT		1000
+#define CS_PARTS_MAX		(16 * 1024 * 1024)	/* participants */
 
 int
 csess_path(const struct csession *cs, char *out, size_t len, const char *fmt,
@@ -39,6 +40,47 @@ csess_path(const struct csession *cs, char *out, size_t len, const char *fmt,
 	if (m < 0 || (size_t)m >= len - (size_t)n)
 		return ALX_ERR_TOO_LARGE;
 	return 0;
+}
+
+/*
+ * GET the relay's participant list, parsed (the caller frees *jp): *arr
+ * is the array's token, *n its length. Each entry is {"cert":obj,
+ * "last_seq",...} or a bare certificate; csess_participant_cert() gives
+ * the certificate's token. Nothing in it is trusted before each
+ * certificate is checked against the verified manifest.
+ */
+int
+csess_participants(struct csession *cs, struct alx_json **jp, int *arr,
+    int *n)
+{
+	struct alx_json_limits	 lim = { CS_PARTS_MAX, 8, 200000 };
+	struct http_resp	 resp;
+	char			 path[128];
+	int			 r;
+
+	*jp = NULL;
+	csess_path(cs, path, sizeof(path), "/participants");
+	if ((r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+	    CS_PARTS_MAX, &resp)) == 0)
+		r = alx_json_parse(jp, (const char *)resp.body.data,
+		    resp.body.len, &lim);
+	http_resp_free(&resp);
+	if (r == 0 && ((*arr = alx_json_obj_get(*jp, 0, "participants")) < 0 ||
+	    (*n = alx_json_arr_len(*jp, *arr)) < 0))
+		r = ALX_ERR_MISSING;
+	if (r != 0) {
+		alx_json_free(*jp);
+		*jp = NULL;
+	}
+	return r;
+}
+
+int
+csess_participant_cert(const struct alx_json *j, int entry)
+{
+	int	c;
+
+	return (c = alx_json_obj_get(j, entry, "cert")) >= 0 ? c : entry;
 }
 
 /* GET the manifest chain and verify it into v. */

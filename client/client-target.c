@@ -19,8 +19,6 @@
 #include "util/log.h"
 #include "client.h"
 
-#define TARGET_PARTS_MAX	(16 * 1024 * 1024)
-
 /*
  * Add the certificates of the relay's participant list to the view (at
  * cursor 0: the view has read no log yet, and a later replay starts from a
@@ -31,33 +29,17 @@
 static int
 target_load_members(struct csession *cs, int *untrusted)
 {
-	struct alx_json_limits	 lim = { TARGET_PARTS_MAX, 8, 200000 };
-	struct http_resp	 resp;
 	struct alx_json		*j = NULL;
 	const char		*raw;
 	size_t			 len, gone = 0;
-	char			 path[128];
-	int			 arr, i, n, p, c, r;
+	int			 arr, i, n, r;
 
 	*untrusted = 0;
-	csess_path(cs, path, sizeof(path), "/participants");
-	if ((r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
-	    TARGET_PARTS_MAX, &resp)) != 0)
-		goto out;
-	if ((r = alx_json_parse(&j, (const char *)resp.body.data,
-	    resp.body.len, &lim)) != 0)
-		goto out;
-	if ((arr = alx_json_obj_get(j, 0, "participants")) < 0 ||
-	    (n = alx_json_arr_len(j, arr)) < 0) {
-		r = ALX_ERR_MISSING;
-		goto out;
-	}
+	if ((r = csess_participants(cs, &j, &arr, &n)) != 0)
+		return r;
 	for (i = 0; i < n; i++) {
-		p = alx_json_arr_at(j, arr, i);
-		/* {"cert":obj,...}; a bare certificate is accepted too. */
-		if ((c = alx_json_obj_get(j, p, "cert")) < 0)
-			c = p;
-		if ((r = alx_json_raw(j, c, &raw, &len)) != 0)
+		if ((r = alx_json_raw(j, csess_participant_cert(j,
+		    alx_json_arr_at(j, arr, i)), &raw, &len)) != 0)
 			goto out;
 		r = alx_view_add_cert(&cs->view, raw, len, 0, NULL);
 		if (r == ALX_ERR_REVOKED || r == ALX_ERR_WRONG_ROLE)
@@ -75,7 +57,6 @@ target_load_members(struct csession *cs, int *untrusted)
 		    "out", gone);
 out:
 	alx_json_free(j);
-	http_resp_free(&resp);
 	return r;
 }
 

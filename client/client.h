@@ -251,6 +251,11 @@ int	 csess_join(struct csession *);
 int	 csess_poll(struct csession *, int wait_s, csess_cb, void *);
 /* Replay everything there is now. */
 int	 csess_replay(struct csession *, csess_cb, void *);
+/* GET /participants, parsed: *arr its array, *n entries (free *jp). */
+int	 csess_participants(struct csession *, struct alx_json **jp, int *arr,
+	    int *n);
+/* An entry's certificate ({"cert":obj} or the bare certificate). */
+int	 csess_participant_cert(const struct alx_json *, int entry);
 /* Follow the stream (SSE) until cb returns 1 or timeout. */
 int	 csess_stream(struct csession *, int64_t timeout_ms, csess_cb,
 	    void *);
