@@ -137,9 +137,10 @@ job_post(struct csession *cs, const struct job_target *t, const char *meta,
 	}
 	if ((r = alx_item_sign(&it, &cs->me.sk)) != 0)
 		goto out;
+	/* Unsigned: the item's own signature authenticates it (section 11). */
 	csess_path(cs, path, sizeof(path), "/items");
 	r = http_request(&cs->http, "POST", path, it.obj.raw, it.obj.raw_len,
-	    NULL, 1, 4096, &resp);
+	    NULL, 0, 4096, &resp);
 	if (r != 0)
 		out->message = resp.message != NULL ? strdup(resp.message) : NULL;
 	http_resp_free(&resp);

@@ -236,17 +236,14 @@ out:
 	return r;
 }
 
-int
-alx_item_open(struct alx_item *it, const char *json, size_t len,
-    const uint8_t sid[ALX_SID_LEN], const uint8_t author_pk[ALX_SIGN_PK_LEN])
+/* With it->obj parsed and its signature checked by author_pk: the body. */
+static int
+alx_item_open_body(struct alx_item *it, const uint8_t sid[ALX_SID_LEN],
+    const uint8_t author_pk[ALX_SIGN_PK_LEN])
 {
 	uint8_t	fp[ALX_FP_LEN];
 	int	r;
 
-	memset(it, 0, sizeof(*it));
-	if ((r = alx_signed_open(&it->obj, json, len, "item",
-	    author_pk)) != ALX_OK)
-		return r;
 	if ((r = alx_item_decode(it, it->obj.body, it->obj.body_len)) != ALX_OK)
 		goto fail;
 	alx_fingerprint(fp, author_pk, ALX_SIGN_PK_LEN);
@@ -265,6 +262,40 @@ alx_item_open(struct alx_item *it, const char *json, size_t len,
 fail:
 	alx_item_free(it);
 	return r;
+}
+
+int
+alx_item_open(struct alx_item *it, const char *json, size_t len,
+    const uint8_t sid[ALX_SID_LEN], const uint8_t author_pk[ALX_SIGN_PK_LEN])
+{
+	int	r;
+
+	memset(it, 0, sizeof(*it));
+	if ((r = alx_signed_open(&it->obj, json, len, "item",
+	    author_pk)) != ALX_OK)
+		return r;
+	return alx_item_open_body(it, sid, author_pk);
+}
+
+int
+alx_item_open_claimed(struct alx_item *it, const char *json, size_t len,
+    const uint8_t sid[ALX_SID_LEN], uint8_t key_out[ALX_SIGN_PK_LEN])
+{
+	int	r;
+
+	memset(it, 0, sizeof(*it));
+	memset(key_out, 0, ALX_SIGN_PK_LEN);
+	if ((r = alx_signed_parse(&it->obj, json, len)) != ALX_OK)
+		return r;
+	/* The object's own key: the caller decides whether it trusts it. */
+	if ((r = alx_signed_verify(&it->obj, "item", it->obj.key)) != ALX_OK) {
+		alx_signed_free(&it->obj);
+		return r;
+	}
+	if ((r = alx_item_open_body(it, sid, it->obj.key)) != ALX_OK)
+		return r;
+	memcpy(key_out, it->obj.key, ALX_SIGN_PK_LEN);
+	return ALX_OK;
 }
 
 int

@@ -5,7 +5,9 @@
  * Order of checks for a write: the request signature and the signer's
  * certificate against the current manifest, then the object itself (all by
  * libairlox), then the relay's transport limits, and only then a write is
- * queued: no byte is stored before every check passed.
+ * queued: no byte is stored before every check passed. An item post is the
+ * exception to the first step: it carries no request signature, the item's
+ * own signature authenticates it (relay_item_post() below).
  */
 #include "config.h"
 
@@ -234,26 +236,30 @@ fail:
 }
 
 /*
- * POST .../items: the lookups on the loop, both signatures (the request's
- * and the item's) and the item's decoding on a verify worker
- * (relay-verify.c), the rest on the loop again, in arrival order. Nothing
- * is queued for the store before every check passed.
+ * POST .../items: the session on the loop; the item's signature and its
+ * decoding on a verify worker (relay-verify.c); the rest on the loop again,
+ * in arrival order. The item is its own authentication (protocol.md
+ * section 11): it is signed by its author, and the relay refuses a
+ * repeated or out-of-order one by the author's chain, so a request
+ * signature would add a second Ed25519 check and nothing else; the relay
+ * does not read one. The worker checks the signature with the key the
+ * object names; back on the loop, that key must be the key of a current
+ * participant's certificate (constant-time compare) before anything else
+ * is looked at. Nothing is queued for the store before every check passed.
  */
 struct relay_post {
 	struct relay_vjob	 job;
 	struct relay_hold	 hold;
-	struct relay_authreq	 auth;
 	uint8_t			 sid[RELAY_SID_LEN];
+	uint8_t			 pk[ALX_SIGN_PK_LEN];	/* the key it names */
 	uint8_t			*body;
 	size_t			 len;
-	int			 item_failed;	/* the request verified */
 	struct alx_item		 it;
 };
 
 static void
 relay_post_free(struct relay_post *p)
 {
-	relay_auth_clear(&p->auth);
 	alx_item_free(&p->it);
 	free(p->body);
 	free(p);
@@ -264,17 +270,9 @@ static int
 relay_post_work(struct relay_vjob *j)
 {
 	struct relay_post	*p = (struct relay_post *)j;
-	int			 rc;
 
-	if ((rc = relay_auth_finish(&p->auth, p->body, p->len)) != 0)
-		return rc;
-	p->item_failed = 1;
-	/* The request's signer is the author: its key opens the item. */
-	if ((rc = alx_item_open(&p->it, (const char *)p->body, p->len, p->sid,
-	    p->auth.pk)) != 0)
-		return rc;
-	p->item_failed = 0;
-	return 0;
+	return alx_item_open_claimed(&p->it, (const char *)p->body, p->len,
+	    p->sid, p->pk);
 }
 
 /* Back on the loop: the session may have changed while we verified. */
@@ -292,8 +290,7 @@ relay_post_done(struct relay_vjob *j)
 	if ((r.req = relay_release(&p->hold)) == NULL)
 		goto out;
 	if ((rc = j->result) != 0) {
-		relay_http_fail(&r, rc, p->item_failed ?
-		    "the item does not verify" : NULL);
+		relay_http_fail(&r, rc, "the item does not verify");
 		goto out;
 	}
 	if ((rc = relay_session_get(p->sid, &s)) != 0 ||
@@ -301,9 +298,9 @@ relay_post_done(struct relay_vjob *j)
 		relay_http_fail(&r, rc, NULL);
 		goto out;
 	}
-	/* Still a member with the same key, and still valid (revocation). */
-	if ((m = relay_member_find(s, p->auth.ra.fp)) == NULL ||
-	    !alx_ct_eq(m->cert.pk, p->auth.pk, ALX_SIGN_PK_LEN))
+	/* The author is a member with this key, still valid (revocation). */
+	if ((m = relay_member_find(s, p->it.author)) == NULL ||
+	    !alx_ct_eq(m->cert.pk, p->pk, ALX_SIGN_PK_LEN))
 		rc = ALX_ERR_NOT_PARTICIPANT;
 	else
 		rc = alx_cert_valid(&m->cert, &s->man);
@@ -331,8 +328,7 @@ relay_item_post(struct relay_req *r)
 	}
 	if ((rc = relay_sid_param(r, 0, p->sid)) != 0)
 		rc = ALX_ERR_NOT_FOUND;
-	else if ((rc = relay_session_get(p->sid, &s)) == 0 &&
-	    (rc = relay_auth_begin(r, s, NULL, &p->auth)) == 0)
+	else if ((rc = relay_session_get(p->sid, &s)) == 0)
 		rc = relay_write_allowed();
 	if (rc != 0)
 		goto fail;

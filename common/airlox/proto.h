@@ -425,6 +425,17 @@ int	alx_item_open(struct alx_item *, const char *json, size_t len,
 	    const uint8_t sid[ALX_SID_LEN],
 	    const uint8_t author_pk[ALX_SIGN_PK_LEN]);
 /*
+ * The same for a relay that learns who posted an item from the item
+ * itself (protocol.md section 11: an item post carries no request
+ * signature): the signature is checked with the key the object names,
+ * which is copied to `key_out`. Nothing is trusted yet: the caller must
+ * then find a participant by it->author whose certificate's key equals
+ * `key_out` (constant time) and is valid, and refuse the item otherwise.
+ */
+int	alx_item_open_claimed(struct alx_item *, const char *json,
+	    size_t len, const uint8_t sid[ALX_SID_LEN],
+	    uint8_t key_out[ALX_SIGN_PK_LEN]);
+/*
  * Per-author order: `last_seq` and `last_hash` are what the reader has
  * seen from that author (0 and NULL before the first item).
  */

@@ -1,5 +1,6 @@
 /*
- * fuzz-item.c: libFuzzer target for item envelopes (alx_item_open,
+ * fuzz-item.c: libFuzzer target for item envelopes (alx_item_open and
+ * the relay's alx_item_open_claimed, which must agree;
  * alx_item_check_chain, alx_item_open_meta, alx_item_job_key,
  * alx_chunk_check).
  *
@@ -104,16 +105,27 @@ static void
 fuzz_object(const char *raw, size_t len)
 {
 	struct alx_signed	s;
-	struct alx_item		it;
+	struct alx_item		it, cl;
 	uint8_t			sid[ALX_SID_LEN], pk[ALX_SIGN_PK_LEN];
+	uint8_t			key[ALX_SIGN_PK_LEN];
+	int			r;
 
 	if (alx_signed_parse(&s, raw, len) != ALX_OK)
 		return;
 	fuzz_body_sid(&s, sid);
 	memcpy(pk, s.key, sizeof(pk));
 	alx_signed_free(&s);
-	if (alx_item_open(&it, raw, len, sid, pk) != ALX_OK)
+	/* The relay's open (key from the object) agrees with the reader's. */
+	r = alx_item_open_claimed(&cl, raw, len, sid, key);
+	if (alx_item_open(&it, raw, len, sid, pk) != ALX_OK) {
+		if (r == ALX_OK)
+			abort();
 		return;
+	}
+	if (r != ALX_OK || memcmp(key, pk, sizeof(pk)) != 0 ||
+	    memcmp(cl.hash, it.hash, ALX_HASH_LEN) != 0)
+		abort();
+	alx_item_free(&cl);
 	fuzz_use(&it, (const uint8_t *)raw, len);
 	alx_item_free(&it);
 }

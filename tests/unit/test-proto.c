@@ -238,6 +238,44 @@ main(void)
 	    obs.sk.pk), ALX_ERR_UNKNOWN_KEY, "another key is not the author");
 	is_int(alx_item_open(&it2, it.obj.raw, it.obj.raw_len, sid_bad,
 	    snd.sk.pk), ALX_ERR_WRONG_SESSION, "another session refuses it");
+	/* A relay's open: the key comes from the object, and is given back. */
+	{
+		struct alx_item	 cl;
+		uint8_t		 k[ALX_SIGN_PK_LEN];
+		char		 kb[64], ob[64];
+		char		*raw = strdup(it.obj.raw), *p;
+
+		is_int(alx_item_open_claimed(&cl, it.obj.raw, it.obj.raw_len,
+		    m1.sid, k), ALX_OK, "claimed open: the author's item");
+		ok(memcmp(k, snd.sk.pk, ALX_SIGN_PK_LEN) == 0 &&
+		    memcmp(cl.author, got.author, ALX_FP_LEN) == 0 &&
+		    memcmp(cl.hash, got.hash, ALX_HASH_LEN) == 0,
+		    "claimed open: the signer's key, author and hash");
+		alx_item_free(&cl);
+		is_int(alx_item_open_claimed(&cl, it.obj.raw, it.obj.raw_len,
+		    sid_bad, k), ALX_ERR_WRONG_SESSION,
+		    "claimed open: another session refuses it");
+		ok(k[0] == 0 && memcmp(k, k + 1, ALX_SIGN_PK_LEN - 1) == 0,
+		    "claimed open: no key given back on failure");
+		/* One signature character changed: the signature fails. */
+		p = strstr(raw, "\"sig\":\"") + 7;
+		*p = *p == 'A' ? 'B' : 'A';
+		is_int(alx_item_open_claimed(&cl, raw, strlen(raw), m1.sid, k),
+		    ALX_ERR_BAD_SIGNATURE, "claimed open: a changed signature");
+		free(raw);
+		/* Another participant's key put in the object: no match. */
+		raw = strdup(it.obj.raw);
+		alx_b64_encode(kb, snd.sk.pk, ALX_SIGN_PK_LEN);
+		alx_b64_encode(ob, obs.sk.pk, ALX_SIGN_PK_LEN);
+		p = strstr(raw, kb);
+		ok(p != NULL, "the object names its key");
+		if (p != NULL)
+			memcpy(p, ob, strlen(ob));
+		is_int(alx_item_open_claimed(&cl, raw, strlen(raw), m1.sid, k),
+		    ALX_ERR_BAD_SIGNATURE,
+		    "claimed open: another key put in the object");
+		free(raw);
+	}
 
 	/* The chain: a second item must follow the first. */
 	item_init(&it2, &m1, &snd, "text", 2, got.hash);
