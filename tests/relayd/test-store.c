@@ -2,13 +2,18 @@
  * test-store.c: relay-store.c against a real LMDB environment in a
  * temporary directory: put/get, items after a cursor, the writer thread's
  * group commit, deleting a session leaves none of its keys (checked with a
- * cursor walk here and with mdb_dump by the caller), and a full map gives
- * ALX_ERR_NO_SPACE (the relay's 507) without breaking the store.
+ * cursor walk here and with mdb_dump by the caller), a full map gives
+ * ALX_ERR_NO_SPACE (the relay's 507) without breaking the store, and the
+ * writer keeps written zeros ahead of LMDB's last page (and stops, with
+ * nothing lost, when the file cannot grow).
  */
 #include "config.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +263,120 @@ test_async(struct relay_store *st)
 	event_base_free(as.base);
 }
 
+/* n writes of len bytes through the writer thread; the errors. */
+static int
+async_writes(struct relay_store *st, int n, size_t len)
+{
+	struct async_state	 as;
+	struct relay_wop	*op;
+	uint8_t			 key[RELAY_SID_LEN + 16], *val;
+	int			 i;
+
+	memset(&as, 0, sizeof(as));
+	as.base = event_base_new();
+	as.want = n;
+	val = calloc(1, len);
+	if (as.base == NULL || val == NULL || relay_store_start(st,
+	    as.base) != 0)
+		return -1;
+	memset(key, 0x55, RELAY_SID_LEN);
+	for (i = 0; i < n; i++) {
+		snprintf((char *)key + RELAY_SID_LEN, 16, "p%05d", i);
+		op = relay_wop_new(async_done, &as);
+		relay_wop_add(op, RELAY_W_APPEND_ITEM, RELAY_DB_ITEMS, key,
+		    RELAY_SID_LEN + 6, val, len);
+		if (relay_store_submit(st, op) != 0)
+			return -1;
+	}
+	event_base_dispatch(as.base);
+	relay_store_drain(st);
+	event_base_free(as.base);
+	free(val);
+	return as.done == n ? as.errors : -1;
+}
+
+static off_t
+file_size(const char *dir, off_t *allocated)
+{
+	struct stat	sb;
+	char		path[512];
+
+	snprintf(path, sizeof(path), "%s/data.mdb", dir);
+	if (stat(path, &sb) == -1)
+		return -1;
+	if (allocated != NULL)
+		*allocated = (off_t)sb.st_blocks * 512;
+	return sb.st_size;
+}
+
+/*
+ * The writer extends the data file with written zeros (allocated blocks,
+ * not a hole) ahead of LMDB's last page; what was committed survives a
+ * reopen. With the file size limited (as a full disk would), the zeros
+ * are cut off again and every write still commits.
+ */
+static void
+test_prepare(void)
+{
+	char			 dir[] = "/tmp/alx-store-prep-XXXXXX";
+	struct relay_store	*st;
+	struct rlimit		 rl;
+	char			*cause = NULL;
+	off_t			 size, alloc = 0;
+	uint64_t		 cur = 0;
+	uint8_t			 sid[RELAY_SID_LEN];
+	pid_t			 pid;
+	int			 status;
+
+	if (mkdtemp(dir) == NULL ||
+	    relay_store_open(&st, dir, 256 * 1024 * 1024, &cause) != 0) {
+		ok(0, "open a store for the extension test");
+		return;
+	}
+	is_int(async_writes(st, 20, 1000), 0, "20 writes through the writer");
+	size = file_size(dir, &alloc);
+	ok(size >= 16 * 1024 * 1024 && alloc >= 16 * 1024 * 1024,
+	    "the data file holds 16 MiB of written zeros ahead "
+	    "(%lld bytes, %lld allocated)", (long long)size, (long long)alloc);
+	relay_store_close(st);
+	memset(sid, 0x55, sizeof(sid));
+	ok(relay_store_open(&st, dir, 256 * 1024 * 1024, &cause) == 0 &&
+	    relay_store_last_cursor(st, sid, &cur) == 0 && cur == 20,
+	    "reopened past the zeros: the 20 writes are there");
+	relay_store_close(st);
+	rmtree(dir);
+
+	/* A file that cannot grow: in a child, whose limit is its own. */
+	if (mkdtemp(strcpy(dir, "/tmp/alx-store-prep-XXXXXX")) == NULL) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	if ((pid = fork()) == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		rl.rlim_cur = rl.rlim_max = 2 * 1024 * 1024;
+		if (setrlimit(RLIMIT_FSIZE, &rl) == -1 ||
+		    relay_store_open(&st, dir, 256 * 1024 * 1024, &cause) != 0)
+			_exit(2);
+		if (async_writes(st, 200, 4000) != 0)
+			_exit(3);
+		relay_store_close(st);
+		/* Zeros left up to the limit would make it exactly 2 MiB. */
+		_exit(file_size(dir, NULL) < 2 * 1024 * 1024 ? 0 : 4);
+	}
+	status = -1;
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		status = WEXITSTATUS(status);
+	ok(status == 0, "a file that cannot grow 16 MiB: the zeros are cut "
+	    "off and 200 writes of 4 KB commit (child exit %d)", status);
+	memset(sid, 0x55, sizeof(sid));
+	cur = 0;
+	ok(relay_store_open(&st, dir, 256 * 1024 * 1024, &cause) == 0 &&
+	    relay_store_last_cursor(st, sid, &cur) == 0 && cur == 200,
+	    "and all 200 are there when reopened");
+	relay_store_close(st);
+	rmtree(dir);
+}
+
 static double
 mono(void)
 {
@@ -417,5 +536,6 @@ main(int argc, char **argv)
 		rmtree(tmpdir);
 	test_map_full();
 	test_queue();
+	test_prepare();
 	return tap_done();
 }
