@@ -2,9 +2,12 @@
 # relay-vs-nchan.sh: airlox-relayd against nchan (nginx, one worker) on this
 # machine, loopback, plain HTTP, the same client programs for both:
 #  1. publish rate of ~1 KB items with 10 SSE subscribers reading
-#     (bench/alx-post.c: SENDERS keep-alive connections, one request in
-#     flight each; ours pre-signed items + signed requests, verified and
-#     persisted by the relay; nchan: unsigned 1 KB bodies);
+#     (bench/alx-post.c: N keep-alive connections, one request in flight
+#     each, for each N in PUBLISHERS; ours pre-signed items, verified and
+#     persisted durably by the relay before its 201; nchan: unsigned 1 KB
+#     bodies kept in memory). With few publishers a durable server is
+#     bound by its commit latency (each publisher waits for an fsync pair
+#     per item), with more by its CPU: both are printed;
 #  2. fan-out latency of one item to FANOUT SSE subscribers, ROUNDS items,
 #     p50/p99 over all (subscriber, item) samples (bench/sse-load.py);
 #  3. RSS per idle SSE connection, IDLE connections (and IDLE_TLS over
@@ -15,21 +18,28 @@
 # pass/fail.
 #
 #	bench/relay-vs-nchan.sh [BUILDDIR]
-# Environment: SENDERS (8), ITEMS per sender (3000), SIZE (1024),
+# Environment: PUBLISHERS ("8 32"), TOTAL items per publish run (24000),
+# SIZE (1024),
 # SUBS (10), FANOUT (1000), ROUNDS (20), IDLE (10000), IDLE_TLS (10000;
-# ours only, 0 skips it).
+# ours only, 0 skips it), PHASES ("publish fanout idle": the phases to run),
+# PERF (a file: \`perf record -g\` of the relay during our publish phase),
+# RELAY_ARGS (more airlox-relayd options, for experiments).
 # Needs nginx with libnginx-mod-nchan, python3, cc.
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:-/work/build-bench}
-SENDERS=${SENDERS:-8}
-ITEMS=${ITEMS:-3000}
+PUBLISHERS=${PUBLISHERS:-8 32}
+TOTAL=${TOTAL:-24000}
+SENDERS=8
 SIZE=${SIZE:-1024}
 SUBS=${SUBS:-10}
 FANOUT=${FANOUT:-1000}
 ROUNDS=${ROUNDS:-20}
 IDLE=${IDLE:-10000}
 IDLE_TLS=${IDLE_TLS:-10000}
+PHASES=${PHASES:-publish fanout idle}
+PERF=${PERF:-}
+RELAY_ARGS=${RELAY_ARGS:-}
 NCHAN_SO=/usr/lib/nginx/modules/ngx_nchan_module.so
 CLI=$B/tests/relayd/relay-cli
 RELAYD=$B/relayd/airlox-relayd
@@ -75,6 +85,10 @@ cpu_per_item() {	# cpu_per_item TICKS0 TICKS1 ITEMS: microseconds
 	awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" \
 	    'BEGIN { printf "%.0f", (b - a) * 1e6 / hz / n }'
 }
+has() {	# has PHASE: PHASE is to run
+	case " $PHASES " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b;
 	    else printf "n/a" }'
@@ -82,7 +96,7 @@ ratio() {
 
 echo "# machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' \
     /proc/cpuinfo | head -n 1), $(uname -r)"
-echo "# load: $SENDERS publishers x $ITEMS items of $SIZE B, $SUBS SSE" \
+echo "# load: $TOTAL items of $SIZE B by $PUBLISHERS publishers, $SUBS SSE" \
     "subscribers; fan-out $FANOUT subscribers x $ROUNDS items; $IDLE idle"
 
 # --- airlox-relayd -------------------------------------------------------
@@ -91,7 +105,7 @@ start_relayd() {	# start_relayd DATADIR
 	"$RELAYD" --listen 127.0.0.1:0 --port-file "$T/port" --plain-http \
 	    --data "$1" --rate-limit 1000000 --max-connections 19000 \
 	    --max-connections-per-address 19000 --heartbeat 1h --timeout 1h \
-	    --log-level warn >>"$T/relay.log" 2>&1 &
+	    --log-level warn $RELAY_ARGS >>"$T/relay.log" 2>&1 &
 	RPID=$!
 	PIDS="$PIDS $RPID"
 	wait_file "$T/port" || { echo "relay did not start" >&2; exit 2; }
@@ -124,32 +138,58 @@ join() {
 }
 
 # 1. publish rate
-set -- $(session "$T/s1")
+# publish N: one run of ours with N publishers; its line in $T/pub.ours.N
+publish() {
+SENDERS=$1
+ITEMS=$((TOTAL / $1))
+set -- $(session "$T/s1.$SENDERS")
 sid=$1 cur=$2
-auth=$("$CLI" auth "$T/s1" obs GET "/v1/sessions/$sid/stream" - "$ADDR")
+auth=$("$CLI" auth "$T/s1.$SENDERS" obs GET "/v1/sessions/$sid/stream" - \
+    "$ADDR")
 $SSE hold "$ADDR" "/v1/sessions/$sid/stream" "$auth" "$cur" "$SUBS" \
     "$T/hold.ready" >"$T/hold.out" &
 HPID=$!
 PIDS="$PIDS $HPID"
 wait_file "$T/hold.ready" || exit 2
+rm -f "$T/hold.ready"
 names=
 i=1
 while [ $i -le "$SENDERS" ]; do
 	names="$names s$i"
 	i=$((i + 1))
 done
+if [ -n "$PERF" ]; then
+	perf record -q -g -o "$PERF.$SENDERS" -p "$RPID" 2>/dev/null &
+	PERFPID=$!
+	sleep 1
+fi
 c0=$(cpu_ticks "$RPID")
-ours_pub=$("$T/alx-post" signed "$T/s1" "$ADDR" "$ITEMS" "$SIZE" $names \
-    2>"$T/post.err")
+h0=$(cpu_ticks "$HPID")
+ours_pub=$("$T/alx-post" signed "$T/s1.$SENDERS" "$ADDR" "$ITEMS" "$SIZE" \
+    $names 2>"$T/post.err")
 sleep 1
+if [ -n "$PERF" ]; then
+	kill -INT "$PERFPID"
+	wait "$PERFPID"
+fi
 ours_cpu=$(cpu_per_item "$c0" "$(cpu_ticks "$RPID")" $((SENDERS * ITEMS)))
+ours_scpu=$(cpu_per_item "$h0" "$(cpu_ticks "$HPID")" $((SENDERS * ITEMS)))
 kill -TERM "$HPID"
 wait "$HPID"
 ours_ev=$(cat "$T/hold.out")
 sed -n '1s/^alx-post: /# /p' "$T/post.err"
-echo "airlox: $ours_pub subscribers_$ours_ev cpu_us_per_item=$ours_cpu"
+echo "$ours_pub subscribers_$ours_ev cpu_us_per_item=$ours_cpu" \
+    "subscribers_cpu_us_per_item=$ours_scpu" >"$T/pub.ours.$SENDERS"
+echo "airlox, $SENDERS publishers: $(cat "$T/pub.ours.$SENDERS")"
+}
+if has publish; then
+	for n in $PUBLISHERS; do
+		publish "$n"
+	done
+fi
 
 # 2. fan-out latency
+if has fanout; then
 set -- $(session "$T/s2")
 sid=$1 cur=$2
 mkdir -p "$T/req"
@@ -165,12 +205,14 @@ auth=$("$CLI" auth "$T/s2" obs GET "/v1/sessions/$sid/stream" - "$ADDR")
 ours_fan=$($SSE fanout "$ADDR" "/v1/sessions/$sid/stream" "$auth" "$cur" \
     "$FANOUT" "/v1/sessions/$sid/items" "$ROUNDS" "$T/req")
 echo "airlox fan-out $FANOUT: $ours_fan"
+fi
 
 # 3. idle connections, on a freshly started relay with an empty database
 # (with the 24,000 items of phase 1 in it, its start-up work maps ~48 MB of
 # LMDB pages in while the connections open: file pages, not per connection)
 kill "$RPID"
 wait "$RPID" 2>/dev/null
+if has idle; then
 start_relayd "$T/data3"
 set -- $(session "$T/s3")
 sid=$1 cur=$2
@@ -207,6 +249,7 @@ if [ "$IDLE_TLS" -gt 0 ] && command -v openssl >/dev/null; then
 	echo "airlox idle TLS: $ours_tls"
 	kill "$RPID"
 	wait "$RPID" 2>/dev/null
+fi
 fi
 
 # --- nchan ---------------------------------------------------------------
@@ -265,21 +308,35 @@ start_nginx() {
 }
 start_nginx
 
-$SSE hold "$NADDR" "/sub?ch=c1" - - "$SUBS" "$T/nhold.ready" \
+npublish() {	# npublish N: nchan with N publishers, in $T/pub.nchan.N
+$SSE hold "$NADDR" "/sub?ch=c1.$1" - - "$SUBS" "$T/nhold.ready" \
     >"$T/nhold.out" &
 HPID=$!
 PIDS="$PIDS $HPID"
 wait_file "$T/nhold.ready" || exit 2
+rm -f "$T/nhold.ready"
+ITEMS=$((TOTAL / $1))
 c0=$(cpu_ticks "$WPID")
-nchan_pub=$("$T/alx-post" raw "$NADDR" "/pub?ch=c1" "$ITEMS" "$SIZE" \
-    "$SENDERS" nchan 2>"$T/npost.err")
+h0=$(cpu_ticks "$HPID")
+nchan_pub=$("$T/alx-post" raw "$NADDR" "/pub?ch=c1.$1" "$ITEMS" "$SIZE" \
+    "$1" nchan 2>"$T/npost.err")
 sleep 1
-nchan_cpu=$(cpu_per_item "$c0" "$(cpu_ticks "$WPID")" $((SENDERS * ITEMS)))
+nchan_cpu=$(cpu_per_item "$c0" "$(cpu_ticks "$WPID")" $(($1 * ITEMS)))
+nchan_scpu=$(cpu_per_item "$h0" "$(cpu_ticks "$HPID")" $(($1 * ITEMS)))
 kill -TERM "$HPID"
 wait "$HPID"
 nchan_ev=$(cat "$T/nhold.out")
-echo "nchan: $nchan_pub subscribers_$nchan_ev cpu_us_per_item=$nchan_cpu"
+echo "$nchan_pub subscribers_$nchan_ev cpu_us_per_item=$nchan_cpu" \
+    "subscribers_cpu_us_per_item=$nchan_scpu" >"$T/pub.nchan.$1"
+echo "nchan, $1 publishers: $(cat "$T/pub.nchan.$1")"
+}
+if has publish; then
+	for n in $PUBLISHERS; do
+		npublish "$n"
+	done
+fi
 
+if has fanout; then
 head -c "$SIZE" /dev/zero | tr '\0' x >"$T/nbody"
 mkdir -p "$T/nreq"
 k=0
@@ -290,27 +347,41 @@ done
 nchan_fan=$($SSE fanout "$NADDR" "/sub?ch=c2" - - "$FANOUT" "/pub?ch=c2" \
     "$ROUNDS" "$T/nreq")
 echo "nchan fan-out $FANOUT: $nchan_fan"
+fi
+if has idle; then
 kill -QUIT "$NGPID"	# a fresh worker for the idle test, as for ours
 wait "$NGPID" 2>/dev/null
 start_nginx
 nchan_mem=$($SSE mem "$WPID" "$NADDR" "/sub?ch=c3" - - "$IDLE")
 echo "nchan idle: $nchan_mem"
+fi
 
 # --- summary -------------------------------------------------------------
-a=$(val rate "$ours_pub")
-b=$(val rate "$nchan_pub")
 echo
-echo "publish rate (items/s, $SUBS subscribers): airlox $a, nchan $b," \
-    "ratio $(ratio "$a" "$b")"
-echo "server CPU per published item (us, all threads; the machine's load" \
-    "does not change it much): airlox $ours_cpu, nchan $nchan_cpu," \
-    "ratio $(ratio "$ours_cpu" "$nchan_cpu")"
+if has publish; then
+for n in $PUBLISHERS; do
+	o=$(cat "$T/pub.ours.$n")
+	c=$(cat "$T/pub.nchan.$n")
+	a=$(val rate "$o")
+	b=$(val rate "$c")
+	echo "publish rate, $n publishers (items/s, $SUBS subscribers):" \
+	    "airlox $a, nchan $b, ratio $(ratio "$a" "$b")"
+	a=$(val cpu_us_per_item "$o")
+	b=$(val cpu_us_per_item "$c")
+	echo "  server CPU per published item (us, all threads; the machine's" \
+	    "load does not change it much): airlox $a, nchan $b," \
+	    "ratio $(ratio "$a" "$b")"
+done
+fi
+if has fanout; then
 a=$(val p50_ms "$ours_fan")
 b=$(val p50_ms "$nchan_fan")
 c=$(val p99_ms "$ours_fan")
 d=$(val p99_ms "$nchan_fan")
 echo "fan-out to $FANOUT (ms): p50 airlox $a nchan $b ratio $(ratio "$a" "$b");" \
     "p99 airlox $c nchan $d ratio $(ratio "$c" "$d")"
+fi
+has idle || exit 0
 [ -n "${ours_tls-}" ] && echo "idle SSE connection over TLS ($IDLE_TLS," \
     "ours only): $(val per_conn "$ours_tls") bytes"
 a=$(val per_conn "$ours_mem")
