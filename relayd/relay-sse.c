@@ -14,16 +14,30 @@
  *   then unregisters the stream and frees the request with
  *   evhttp_send_reply_end(), which frees a detached request.
  * Heartbeats are comment lines (": hb") from one timer for all streams.
+ *
+ * A frame for a plain-HTTP subscriber whose output buffer is empty is
+ * written to its socket at once, framed as evhttp would frame it, instead
+ * of through evhttp_send_reply_chunk(): that would enable the write event
+ * (an epoll_ctl), wait a loop turn for it, write, and disable it again
+ * (another epoll_ctl), for every subscriber and every event. What the
+ * socket does not take goes to the bufferevent, which then writes the
+ * rest in order, with its write timeout, and reports a failed socket.
+ * TLS streams always go through the bufferevent (OpenSSL frames them).
  */
 #include "config.h"
 
 #include <sys/socket.h>
+#include <sys/uio.h>
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <event2/http.h>
 
@@ -91,17 +105,76 @@ relay_sse_drop(struct relay_sse *s, const char *why)
 	evhttp_connection_free(s->evcon);
 }
 
+/*
+ * Straight to the socket (see the top of this file): 0 when the data was
+ * written or queued, 1 when this stream must go through evhttp.
+ */
+static int
+relay_sse_write_direct(struct relay_sse *s, const char *data, size_t len)
+{
+	struct bufferevent	*bev;
+	struct iovec		 iov[3];
+	char			 hdr[24];
+	ssize_t			 n;
+	size_t			 skip, i, cnt = 0;
+	evutil_socket_t		 fd;
+
+	bev = evhttp_connection_get_bufferevent(s->evcon);
+	if (!s->direct || len == 0 || bev == NULL ||
+	    evbuffer_get_length(bufferevent_get_output(bev)) != 0 ||
+	    (fd = bufferevent_getfd(bev)) == -1)
+		return 1;
+	if (s->chunked) {
+		iov[cnt].iov_base = hdr;
+		iov[cnt++].iov_len = (size_t)snprintf(hdr, sizeof(hdr),
+		    "%zx\r\n", len);
+	}
+	iov[cnt].iov_base = (void *)(uintptr_t)data;
+	iov[cnt++].iov_len = len;
+	if (s->chunked) {
+		iov[cnt].iov_base = (void *)(uintptr_t)"\r\n";
+		iov[cnt++].iov_len = 2;
+	}
+	do
+		n = writev(fd, iov, (int)cnt);
+	while (n == -1 && errno == EINTR);
+	/* Not taken (full, or failed): the bufferevent writes or reports. */
+	skip = n > 0 ? (size_t)n : 0;
+	for (i = 0; i < cnt; i++) {
+		if (skip >= iov[i].iov_len) {
+			skip -= iov[i].iov_len;
+			continue;
+		}
+		if (bufferevent_write(bev, (char *)iov[i].iov_base + skip,
+		    iov[i].iov_len - skip) != 0)
+			return ALX_ERR_NOMEM;
+		skip = 0;
+	}
+	return 0;
+}
+
 /* Queue bytes on a stream; 0, or -1 when the subscriber was dropped. */
 static int
-relay_sse_write(struct relay_sse *s, struct evbuffer *b)
+relay_sse_write(struct relay_sse *s, const char *data, size_t len)
 {
-	size_t	pending = evbuffer_get_length(relay_sse_pending(s));
+	size_t		 pending = evbuffer_get_length(relay_sse_pending(s));
+	struct evbuffer	*b;
+	int		 rc;
 
-	if (pending + evbuffer_get_length(b) > relay_cfg.sse_max_pending) {
+	if (pending + len > relay_cfg.sse_max_pending) {
 		relay_sse_drop(s, "too much pending output");
 		return -1;
 	}
+	if ((rc = relay_sse_write_direct(s, data, len)) != 1)
+		return rc;
+	if ((b = evbuffer_new()) == NULL)
+		return ALX_ERR_NOMEM;
+	if (evbuffer_add(b, data, len) != 0) {
+		evbuffer_free(b);
+		return ALX_ERR_NOMEM;
+	}
 	evhttp_send_reply_chunk(s->req, b);
+	evbuffer_free(b);
 	return 0;
 }
 
@@ -152,17 +225,9 @@ int
 relay_sse_send_frame(struct relay_sse *s, uint64_t id, const char *frame,
     size_t len)
 {
-	struct evbuffer	*b;
-	int		 rc;
+	int	rc;
 
-	if ((b = evbuffer_new()) == NULL)
-		return ALX_ERR_NOMEM;
-	if (evbuffer_add(b, frame, len) != 0) {
-		evbuffer_free(b);
-		return ALX_ERR_NOMEM;
-	}
-	rc = relay_sse_write(s, b);
-	evbuffer_free(b);
+	rc = relay_sse_write(s, frame, len);
 	if (rc == 0)
 		s->cursor = id;
 	return rc;
@@ -192,6 +257,7 @@ relay_sse_start(struct relay_req *r, const uint8_t sid[RELAY_SID_LEN],
 	struct relay_conn	*c;
 	struct timeval		 wtv;
 	struct bufferevent	*bev;
+	const char		*te;
 	evutil_socket_t		 fd;
 	int			 sndbuf = RELAY_SSE_SNDBUF;
 
@@ -211,8 +277,12 @@ relay_sse_start(struct relay_req *r, const uint8_t sid[RELAY_SID_LEN],
 	evhttp_add_header(h, "Cache-Control", "no-store");
 	evhttp_add_header(h, "X-Accel-Buffering", "no");
 	evhttp_send_reply_start(r->req, 200, "OK");
+	/* evhttp frames in chunks exactly when it added this header. */
+	te = evhttp_find_header(h, "Transfer-Encoding");
+	s->chunked = te != NULL && strcmp(te, "chunked") == 0;
 	/* Trap: no read timeout on a stream; a write timeout stays. */
 	bev = evhttp_connection_get_bufferevent(s->evcon);
+	s->direct = bufferevent_openssl_get_ssl(bev) == NULL;
 	wtv.tv_sec = (time_t)relay_cfg.timeout;
 	wtv.tv_usec = 0;
 	bufferevent_set_timeouts(bev, NULL, &wtv);
@@ -244,17 +314,12 @@ static void
 relay_sse_hbcb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct relay_sse	*s, *next;
-	struct evbuffer		*b;
 	unsigned		 i;
 
 	for (i = 0; i < RELAY_SSE_BUCKETS; i++) {
 		for (s = TAILQ_FIRST(&relay_sse_tab[i]); s != NULL; s = next) {
 			next = TAILQ_NEXT(s, entry);
-			if ((b = evbuffer_new()) == NULL)
-				return;
-			evbuffer_add(b, ": hb\n\n", 6);
-			relay_sse_write(s, b);
-			evbuffer_free(b);
+			relay_sse_write(s, ": hb\n\n", 6);
 		}
 	}
 }

@@ -210,6 +210,8 @@ struct relay_sse {
 	struct evhttp_connection *evcon;
 	uint8_t			 sid[RELAY_SID_LEN];
 	uint64_t		 cursor;	/* last id sent */
+	int			 direct;	/* plain socket: write it */
+	int			 chunked;	/* HTTP/1.1 chunk framing */
 	relay_sse_end_fn	*on_end;
 	void			*arg;
 	TAILQ_ENTRY(relay_sse)	 entry;
