@@ -15,14 +15,17 @@
  *   evhttp_send_reply_end(), which frees a detached request.
  * Heartbeats are comment lines (": hb") from one timer for all streams.
  *
- * A frame for a plain-HTTP subscriber whose output buffer is empty is
- * written to its socket at once, framed as evhttp would frame it, instead
- * of through evhttp_send_reply_chunk(): that would enable the write event
- * (an epoll_ctl), wait a loop turn for it, write, and disable it again
- * (another epoll_ctl), for every subscriber and every event. What the
- * socket does not take goes to the bufferevent, which then writes the
- * rest in order, with its write timeout, and reports a failed socket.
- * TLS streams always go through the bufferevent (OpenSSL frames them).
+ * Output is staged per stream and written once per loop turn (a flush
+ * event made active by the first frame): the events of one group commit
+ * reach each subscriber in one write, not one write each. A plain-HTTP
+ * subscriber whose output buffer is empty gets that write on its socket
+ * at once, framed as evhttp would frame it, instead of through
+ * evhttp_send_reply_chunk(): that would enable the write event (an
+ * epoll_ctl), wait a loop turn for it, write, and disable it again
+ * (another epoll_ctl), for every subscriber. What the socket does not
+ * take goes to the bufferevent, which then writes the rest in order, with
+ * its write timeout, and reports a failed socket. TLS streams always go
+ * through the bufferevent (OpenSSL frames them).
  */
 #include "config.h"
 
@@ -52,6 +55,9 @@ TAILQ_HEAD(relay_sseq, relay_sse);
 
 static struct relay_sseq	 relay_sse_tab[RELAY_SSE_BUCKETS];
 static struct event		*relay_sse_hb;
+static struct event		*relay_sse_flush_ev;
+static TAILQ_HEAD(, relay_sse)	 relay_sse_dirty =
+    TAILQ_HEAD_INITIALIZER(relay_sse_dirty);
 static unsigned			 relay_nsse;
 static struct log_rl		 relay_sse_rl = LOG_RL_INIT(5, 60);
 
@@ -72,6 +78,10 @@ relay_sse_unlink(struct relay_sse *s)
 {
 	TAILQ_REMOVE(&relay_sse_tab[relay_sse_bucket(s->sid)], s, entry);
 	relay_nsse--;
+	if (s->dirty)
+		TAILQ_REMOVE(&relay_sse_dirty, s, dirty_entry);
+	if (s->stage != NULL)
+		evbuffer_free(s->stage);
 	if (s->on_end != NULL)
 		s->on_end(s, s->arg);
 	free(s);
@@ -153,28 +163,60 @@ relay_sse_write_direct(struct relay_sse *s, const char *data, size_t len)
 	return 0;
 }
 
-/* Queue bytes on a stream; 0, or -1 when the subscriber was dropped. */
+/* Write what a stream has staged: one write (or one chunk for evhttp). */
+static void
+relay_sse_flush_one(struct relay_sse *s)
+{
+	size_t	 n;
+	char	*p;
+
+	if (s->dirty) {
+		TAILQ_REMOVE(&relay_sse_dirty, s, dirty_entry);
+		s->dirty = 0;
+	}
+	if (s->stage == NULL || (n = evbuffer_get_length(s->stage)) == 0)
+		return;
+	if ((p = (char *)evbuffer_pullup(s->stage, -1)) != NULL &&
+	    relay_sse_write_direct(s, p, n) == 0)
+		evbuffer_drain(s->stage, n);
+	else
+		evhttp_send_reply_chunk(s->req, s->stage);	/* moves it */
+}
+
+static void
+relay_sse_flushcb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct relay_sse	*s;
+
+	(void)fd;
+	(void)ev;
+	(void)arg;
+	while ((s = TAILQ_FIRST(&relay_sse_dirty)) != NULL)
+		relay_sse_flush_one(s);
+}
+
+/* Stage bytes on a stream; 0, or -1 when the subscriber was dropped. */
 static int
 relay_sse_write(struct relay_sse *s, const char *data, size_t len)
 {
-	size_t		 pending = evbuffer_get_length(relay_sse_pending(s));
-	struct evbuffer	*b;
-	int		 rc;
+	size_t	pending = evbuffer_get_length(relay_sse_pending(s));
 
+	if (s->stage != NULL)
+		pending += evbuffer_get_length(s->stage);
 	if (pending + len > relay_cfg.sse_max_pending) {
 		relay_sse_drop(s, "too much pending output");
 		return -1;
 	}
-	if ((rc = relay_sse_write_direct(s, data, len)) != 1)
-		return rc;
-	if ((b = evbuffer_new()) == NULL)
+	if (s->stage == NULL && (s->stage = evbuffer_new()) == NULL)
 		return ALX_ERR_NOMEM;
-	if (evbuffer_add(b, data, len) != 0) {
-		evbuffer_free(b);
+	if (evbuffer_add(s->stage, data, len) != 0)
 		return ALX_ERR_NOMEM;
+	if (!s->dirty) {
+		s->dirty = 1;
+		TAILQ_INSERT_TAIL(&relay_sse_dirty, s, dirty_entry);
+		/* Runs after the callbacks of this loop turn. */
+		event_active(relay_sse_flush_ev, EV_TIMEOUT, 0);
 	}
-	evhttp_send_reply_chunk(s->req, b);
-	evbuffer_free(b);
 	return 0;
 }
 
@@ -332,6 +374,7 @@ relay_sse_end(struct relay_sse *s)
 
 	if (c != NULL)
 		relay_conn_set_close(c, NULL, NULL);
+	relay_sse_flush_one(s);
 	evhttp_send_reply_end(s->req);
 	relay_sse_unlink(s);
 }
@@ -349,6 +392,9 @@ relay_sse_init(struct event_base *base)
 	relay_sse_hb = event_new(base, -1, EV_PERSIST, relay_sse_hbcb, NULL);
 	if (relay_sse_hb == NULL || event_add(relay_sse_hb, &tv) == -1)
 		fatalx("sse: cannot add the heartbeat timer");
+	if ((relay_sse_flush_ev = event_new(base, -1, 0, relay_sse_flushcb,
+	    NULL)) == NULL)
+		fatalx("sse: cannot make the flush event");
 }
 
 /* SIGTERM: end every stream with a final chunk. */
@@ -370,4 +416,7 @@ relay_sse_free(void)
 	if (relay_sse_hb != NULL)
 		event_free(relay_sse_hb);
 	relay_sse_hb = NULL;
+	if (relay_sse_flush_ev != NULL)
+		event_free(relay_sse_flush_ev);
+	relay_sse_flush_ev = NULL;
 }

@@ -212,6 +212,9 @@ struct relay_sse {
 	uint64_t		 cursor;	/* last id sent */
 	int			 direct;	/* plain socket: write it */
 	int			 chunked;	/* HTTP/1.1 chunk framing */
+	struct evbuffer		*stage;		/* this turn's frames */
+	int			 dirty;		/* on the flush list */
+	TAILQ_ENTRY(relay_sse)	 dirty_entry;
 	relay_sse_end_fn	*on_end;
 	void			*arg;
 	TAILQ_ENTRY(relay_sse)	 entry;
