@@ -15,9 +15,12 @@
  *   evhttp_send_reply_end(), which frees a detached request.
  * Heartbeats are comment lines (": hb") from one timer for all streams.
  *
- * Output is staged per stream and written once per loop turn (a flush
- * event made active by the first frame): the events of one group commit
- * reach each subscriber in one write, not one write each. A plain-HTTP
+ * Output is staged per stream and written once per loop turn: the first
+ * frame adds a zero timeout of the lowest priority (RELAY_PRIO_LOW), so
+ * the flush runs in the next turn after the sockets that turn found
+ * ready, the writers' replies among them: a publisher gets its 201
+ * before the fan-out of its item to the readers, and the events of one
+ * group commit reach each subscriber in one write, not one write each. A plain-HTTP
  * subscriber whose output buffer is empty gets that write on its socket
  * at once, framed as evhttp would frame it, instead of through
  * evhttp_send_reply_chunk(): that would enable the write event (an
@@ -56,6 +59,7 @@ TAILQ_HEAD(relay_sseq, relay_sse);
 static struct relay_sseq	 relay_sse_tab[RELAY_SSE_BUCKETS];
 static struct event		*relay_sse_hb;
 static struct event		*relay_sse_flush_ev;
+static const struct timeval	 relay_sse_now = { 0, 0 };
 static TAILQ_HEAD(, relay_sse)	 relay_sse_dirty =
     TAILQ_HEAD_INITIALIZER(relay_sse_dirty);
 static unsigned			 relay_nsse;
@@ -214,8 +218,8 @@ relay_sse_write(struct relay_sse *s, const char *data, size_t len)
 	if (!s->dirty) {
 		s->dirty = 1;
 		TAILQ_INSERT_TAIL(&relay_sse_dirty, s, dirty_entry);
-		/* Runs after the callbacks of this loop turn. */
-		event_active(relay_sse_flush_ev, EV_TIMEOUT, 0);
+		/* Next turn, after the replies (see the top of this file). */
+		event_add(relay_sse_flush_ev, &relay_sse_now);
 	}
 	return 0;
 }
@@ -393,7 +397,8 @@ relay_sse_init(struct event_base *base)
 	if (relay_sse_hb == NULL || event_add(relay_sse_hb, &tv) == -1)
 		fatalx("sse: cannot add the heartbeat timer");
 	if ((relay_sse_flush_ev = event_new(base, -1, 0, relay_sse_flushcb,
-	    NULL)) == NULL)
+	    NULL)) == NULL ||
+	    event_priority_set(relay_sse_flush_ev, RELAY_PRIO_LOW) == -1)
 		fatalx("sse: cannot make the flush event");
 }
 

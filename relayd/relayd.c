@@ -215,7 +215,8 @@ main(int argc, char **argv)
 	/* 2. The event loop, with libevent's messages in our log. */
 	event_set_log_callback(relay_evlog);
 	event_set_fatal_callback(relay_evfatal);
-	if ((relay.base = event_base_new()) == NULL)
+	if ((relay.base = event_base_new()) == NULL ||
+	    event_base_priority_init(relay.base, RELAY_PRIO_COUNT) == -1)
 		fatalx("event_base_new failed");
 	relay.started = time(NULL);
 	relay_signals();

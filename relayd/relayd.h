@@ -36,6 +36,12 @@ struct evbuffer;
 
 #define RELAY_MAX_LISTEN	16
 #define RELAY_MAX_PROXIES	32
+/*
+ * Event priorities: every event runs at libevent's default (the middle,
+ * 1) but the SSE flush, which runs after them (relay-sse.c).
+ */
+#define RELAY_PRIO_COUNT	3
+#define RELAY_PRIO_LOW		2
 
 /* relay-config.c */
 struct relay_config {
