@@ -170,6 +170,88 @@ test_exhaustive(void)
 	ok(good, "every 3-char string over the alphabet and extras");
 }
 
+/* A plain decoder to compare with: a table, a branch per character. */
+static int
+ref_decode(const char *s, size_t n, uint8_t *out, size_t *outlen)
+{
+	static const char	 A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789-_";
+	const char		*c;
+	uint32_t		 acc = 0;
+	size_t			 i, o = 0;
+	int			 bits = 0;
+
+	if (n % 4 == 1)
+		return ALX_ERR_BAD_BASE64;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\0' || (c = strchr(A, s[i])) == NULL)
+			return ALX_ERR_BAD_BASE64;
+		acc = acc << 6 | (uint32_t)(c - A);
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			out[o++] = (uint8_t)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	if (acc != 0)			/* unused low bits must be zero */
+		return ALX_ERR_BAD_BASE64;
+	*outlen = o;
+	return 0;
+}
+
+/*
+ * Longer strings, where eight characters are decoded at once: every byte
+ * value at every position of a 24-character string, and random strings
+ * up to 80 characters with random bytes put in, against ref_decode().
+ */
+static void
+test_wide(void)
+{
+	static const char	A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789-_";
+	uint8_t			got[64], want[64];
+	char			s[81];
+	size_t			glen, wlen, pos, n, i;
+	int			b, t, rg, rw, good = 1, zeroed = 1;
+
+	srand(7);
+	for (pos = 0; pos < 24; pos++)
+		for (b = 0; b < 256; b++) {
+			for (i = 0; i < 24; i++)
+				s[i] = A[(i * 7 + 3) % 64];
+			s[pos] = (char)b;
+			glen = wlen = 0;
+			rg = alx_b64_decode(got, sizeof(got), &glen, s, 24);
+			rw = ref_decode(s, 24, want, &wlen);
+			if (rg != rw || (rg == 0 && (glen != wlen ||
+			    memcmp(got, want, wlen) != 0)))
+				good = 0;
+		}
+	ok(good, "every byte at every position of 24 characters: as the "
+	    "plain decoder");
+	good = 1;
+	for (t = 0; t < 20000; t++) {
+		n = (size_t)rand() % 81;
+		for (i = 0; i < n; i++)
+			s[i] = rand() % 20 == 0 ? (char)(rand() % 256) :
+			    A[rand() % 64];
+		glen = wlen = 0;
+		memset(got, 0xaa, sizeof(got));
+		rg = alx_b64_decode(got, sizeof(got), &glen, s, n);
+		rw = ref_decode(s, n, want, &wlen);
+		if (rg != rw || (rg == 0 && (glen != wlen ||
+		    memcmp(got, want, wlen) != 0)))
+			good = 0;
+		/* Refused: what was written is zeroed, the rest untouched. */
+		for (i = 0; rg != 0 && i < sizeof(got); i++)
+			if (got[i] != 0 && got[i] != 0xaa)
+				zeroed = 0;
+	}
+	ok(good, "20,000 random strings up to 80 characters: as the plain "
+	    "decoder");
+	ok(zeroed, "and nothing decoded is left in the output when refused");
+}
+
 int
 main(void)
 {
@@ -243,5 +325,6 @@ main(void)
 	ok(good, "round trip for every length 0..300");
 	ok(roundtrip_ok(100000), "round trip of 100000 bytes");
 	test_exhaustive();
+	test_wide();
 	return tap_done();
 }
