@@ -13,8 +13,6 @@ AIRLOX=${AIRLOX:-$top_builddir/client/airlox}
 case $RELAYD in /*) ;; *) RELAYD=$(pwd)/$RELAYD ;; esac
 case $AIRLOX in /*) ;; *) AIRLOX=$(pwd)/$AIRLOX ;; esac
 T=$(mktemp -d "${TMPDIR:-/tmp}/client-test.XXXXXX") || exit 99
-tap_n=0
-tap_failed=0
 RELAY_PID=
 EXTRA_PIDS=
 unset AIRLOX_INVITE AIRLOX_RELAY AIRLOX_NAME AIRLOX_DESCRIPTION AIRLOX_CA_FILE
@@ -30,74 +28,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-
-need() {
-	for c in "$@"; do
-		command -v "$c" >/dev/null 2>&1 || skip_all "needs $c"
-	done
-}
-
-ok() {	# ok STATUS DESCRIPTION
-	tap_n=$((tap_n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $tap_n - $2"
-	else
-		echo "not ok $tap_n - $2"
-		tap_failed=$((tap_failed + 1))
-	fi
-}
-
-is() {	# is GOT WANT DESCRIPTION
-	if [ "$1" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   got '$1', want '$2'"
-	fi
-}
-
-like() {	# like TEXT PATTERN(grep -E) DESCRIPTION
-	if printf '%s\n' "$1" | grep -Eq -- "$2"; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   '$1' does not match /$2/"
-	fi
-}
-
-# todo STATUS DESCRIPTION REASON: a known defect; reported as TODO (an
-# expected failure), never counted as a failure. When it passes the
-# harness reports XPASS (a failure): the defect is fixed, drop the todo.
-todo() {
-	tap_n=$((tap_n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $tap_n - $2 # TODO $3"
-	else
-		echo "not ok $tap_n - $2 # TODO $3"
-	fi
-}
-
-skip() {	# skip DESCRIPTION REASON
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - $1 # SKIP $2"
-}
-
-diag() {
-	echo "# $*"
-}
+. "$top_srcdir/tests/tap.sh"
 
 done_testing() {
-	echo "1..$tap_n"
-	if [ "$tap_failed" -ne 0 ]; then
-		echo "# $tap_failed of $tap_n failed; relay log follows"
-		[ -f "$T/relay.log" ] && sed 's/^/#   /' "$T/relay.log" | tail -30
-		exit 1
+	tap_plan && exit 0
+	if [ -f "$T/relay.log" ]; then
+		echo "# relay log follows"
+		sed 's/^/#   /' "$T/relay.log" | tail -30
 	fi
-	exit 0
+	exit 1
 }
 
 # wait_for CMD...: retry for up to 15 s (100 ms apart) until CMD succeeds.

@@ -10,8 +10,6 @@ RELAYD=$top_builddir/relayd/airlox-relayd
 RUNNERD=$top_builddir/runnerd/airlox-runnerd
 AIRLOX=$top_builddir/client/airlox
 T=$(mktemp -d "${TMPDIR:-/tmp}/packaging.XXXXXX") || exit 99
-tap_n=0
-tap_failed=0
 CLEANUP_HOOK=:
 
 pack_cleanup() {
@@ -21,59 +19,11 @@ pack_cleanup() {
 trap pack_cleanup EXIT
 trap 'exit 1' INT TERM
 
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-
-need() {
-	for c in "$@"; do
-		command -v "$c" >/dev/null 2>&1 || skip_all "needs $c"
-	done
-}
-
-ok() {	# ok STATUS DESCRIPTION
-	tap_n=$((tap_n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $tap_n - $2"
-	else
-		echo "not ok $tap_n - $2"
-		tap_failed=$((tap_failed + 1))
-	fi
-}
-
-is() {	# is GOT WANT DESCRIPTION
-	if [ "$1" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   got '$1', want '$2'"
-	fi
-}
-
-like() {	# like TEXT PATTERN(grep -E) DESCRIPTION
-	if printf '%s\n' "$1" | grep -Eq -- "$2"; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		printf '%s\n' "$1" | head -n 20 | sed 's/^/#   /'
-		echo "#   does not match /$2/"
-	fi
-}
-
-skip() {	# skip DESCRIPTION REASON
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - $1 # SKIP $2"
-}
-
-diag() {
-	echo "# $*"
-}
+. "$top_srcdir/tests/tap.sh"
 
 done_testing() {
-	echo "1..$tap_n"
-	[ "$tap_failed" -eq 0 ] || { echo "# $tap_failed of $tap_n failed"; exit 1; }
-	exit 0
+	tap_plan
+	exit $?
 }
 
 # wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds.

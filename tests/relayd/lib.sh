@@ -3,14 +3,12 @@
 # Each test gets a private directory ($T), starts the real airlox-relayd on
 # 127.0.0.1 port 0 with --port-file, waits for it by polling its health
 # endpoint (never a fixed sleep), and a trap kills what it started. TAP:
-# ok/nok/is print lines, done_testing prints the plan and sets the status.
+# tests/tap.sh prints the results, done_testing the plan and the status.
 
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 RELAYD=${RELAYD:-$top_builddir/relayd/airlox-relayd}
 T=$(mktemp -d "${TMPDIR:-/tmp}/relayd-test.XXXXXX") || exit 99
-tap_n=0
-tap_failed=0
 RELAY_PID=
 EXTRA_PIDS=
 
@@ -24,57 +22,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-
-need() {
-	for c in "$@"; do
-		command -v "$c" >/dev/null 2>&1 || skip_all "needs $c"
-	done
-}
-
-ok() {	# ok COND-STATUS DESCRIPTION
-	tap_n=$((tap_n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $tap_n - $2"
-	else
-		echo "not ok $tap_n - $2"
-		tap_failed=$((tap_failed + 1))
-	fi
-}
-
-is() {	# is GOT WANT DESCRIPTION
-	if [ "$1" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   got '$1', want '$2'"
-	fi
-}
-
-like() {	# like TEXT PATTERN(grep -E) DESCRIPTION
-	if printf '%s\n' "$1" | grep -Eq -- "$2"; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   '$1' does not match /$2/"
-	fi
-}
-
-diag() {
-	echo "# $*"
-}
+. "$top_srcdir/tests/tap.sh"
 
 done_testing() {
-	echo "1..$tap_n"
-	if [ "$tap_failed" -ne 0 ]; then
-		echo "# $tap_failed of $tap_n failed; relay log follows"
-		[ -f "$T/relay.log" ] && sed 's/^/#   /' "$T/relay.log" | tail -40
-		exit 1
+	tap_plan && exit 0
+	if [ -f "$T/relay.log" ]; then
+		echo "# relay log follows"
+		sed 's/^/#   /' "$T/relay.log" | tail -40
 	fi
-	exit 0
+	exit 1
 }
 
 # wait_for CMD...: retry for up to 10 s (100 ms apart) until CMD succeeds.
