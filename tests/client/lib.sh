@@ -12,6 +12,8 @@ RELAYD=${RELAYD:-$top_builddir/relayd/airlox-relayd}
 AIRLOX=${AIRLOX:-$top_builddir/client/airlox}
 case $RELAYD in /*) ;; *) RELAYD=$(pwd)/$RELAYD ;; esac
 case $AIRLOX in /*) ;; *) AIRLOX=$(pwd)/$AIRLOX ;; esac
+RUNNERD=${RUNNERD:-$top_builddir/runnerd/airlox-runnerd}
+case $RUNNERD in /*) ;; *) RUNNERD=$(pwd)/$RUNNERD ;; esac
 T=$(mktemp -d "${TMPDIR:-/tmp}/client-test.XXXXXX") || exit 99
 RELAY_PID=
 EXTRA_PIDS=
@@ -120,6 +122,16 @@ except urllib.error.HTTPError as e:
         sys.exit(1)
 sys.exit(0)
 PY
+}
+
+# joined NAME: the owner's view of alice's session (create_session) lists
+# a participant called NAME; for wait_for, after a runner was started.
+joined() {
+	INV=$OWNER ax alice --json session show >"$T/show.json" 2>/dev/null &&
+	    python3 -c 'import json,sys
+j = json.loads([l for l in open(sys.argv[1]) if l.strip()][-1])
+sys.exit(0 if any(p.get("name") == sys.argv[2] for p in j["participants"]) else 1)' \
+	    "$T/show.json" "$1"
 }
 
 # create_session NAME [ARGS]: session create as NAME; sets OWNER, SENDER,

@@ -19,8 +19,6 @@
 [ "${AIRLOX_SKIP_DOCKER:-0}" = 1 ] &&
     skip_all "AIRLOX_SKIP_DOCKER=1 (the Docker tests run in the first pass only)"
 need python3
-RUNNERD=${RUNNERD:-$top_builddir/runnerd/airlox-runnerd}
-case $RUNNERD in /*) ;; *) RUNNERD=$(pwd)/$RUNNERD ;; esac
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 . "$top_srcdir/tests/docker-lib.sh"
 IMG=airlox-test/python:bookworm
@@ -79,18 +77,12 @@ start_runner() {
 	RUNNER_PID=$!
 	EXTRA_PIDS="$EXTRA_PIDS $RUNNER_PID"
 }
-runner_joined() {
-	INV=$OWNER ax alice --json session show >"$T/show.json" 2>/dev/null &&
-	    python3 -c 'import json,sys
-j = json.loads([l for l in open(sys.argv[1]) if l.strip()][-1])
-sys.exit(0 if any(p.get("name") == "dock" for p in j["participants"]) else 1)' "$T/show.json"
-}
 ours() {	# the containers labelled as any airlox runner's
 	$DOCKER ps -aq --filter label=org.airlox.runner | grep -c .
 }
 mkdir -p "$T/rwork"
 start_runner
-wait_for runner_joined
+wait_for joined dock
 ok $? "a docker runner joined the session"
 INV=$OWNER ax alice session approve dock >/dev/null
 ok $? "the owner approves it"
@@ -205,7 +197,7 @@ start_runner --find-links "$T/wheels" --state-dir "$T/rstate2"
 wait_for grep -q 'python: .*(docker:airlox-job:[0-9a-f]*), 1 package' "$T/runner.log"
 ok $? "the runner built the job image for the allowlist"
 is "$($DOCKER images -q 'airlox-job' | grep -c .)" 1 "one image, tagged airlox-job:<hash>"
-wait_for runner_joined
+wait_for joined dock
 INV=$OWNER ax carol session approve dock >/dev/null
 printf 'import cugrid\nprint("cugrid", cugrid.__version__)\n' >"$T/pkg.py"
 INV=$SENDER ax dave --json run --timeout 90s --on dock "$T/pkg.py" >"$T/pkg.json" 2>&1

@@ -10,8 +10,6 @@ RELAYD=$top_builddir/tests/relayd/airlox-relayd-test
 case $RELAYD in /*) ;; *) RELAYD=$(pwd)/$RELAYD ;; esac
 [ -x "$RELAYD" ] || skip_all "no $RELAYD (make check builds it)"
 need python3 curl
-RUNNERD=${RUNNERD:-$top_builddir/runnerd/airlox-runnerd}
-case $RUNNERD in /*) ;; *) RUNNERD=$(pwd)/$RUNNERD ;; esac
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"
 CRAFT=$top_builddir/tests/runnerd/craft-job

@@ -15,8 +15,6 @@
 # (not_approved).
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need python3
-RUNNERD=${RUNNERD:-$top_builddir/runnerd/airlox-runnerd}
-case $RUNNERD in /*) ;; *) RUNNERD=$(pwd)/$RUNNERD ;; esac
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"
 start_relay --allow-no-expiry || skip_all "the relay did not start"
