@@ -357,7 +357,6 @@ cache_invite_update(const uint8_t sid[ALX_SID_LEN], int role,
 
 	if (cache_invite_load(sid, ALX_ROLE_OWNER, &old) != 0)
 		return 0;
-	alx_wipe(old, strlen(old));
-	free(old);
+	alx_wipe_str(old);
 	return cache_invite_store(sid, role, link);
 }

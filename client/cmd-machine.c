@@ -368,8 +368,7 @@ machine_ls_one(struct client_ctx *ctx, const char *name)
 		printf("  jobs so far: %zu\n", cs.view.njobs);
 	free(settings);
 	csess_close(&cs);
-	alx_wipe(owner, strlen(owner));
-	free(owner);
+	alx_wipe_str(owner);
 }
 
 static int
@@ -451,10 +450,7 @@ cmd_machine_approve_exec(struct client_ctx *ctx)
 	    ctx->args.pos[0]);
 out:
 	csess_close(&cs);
-	if (owner != NULL) {
-		alx_wipe(owner, strlen(owner));
-		free(owner);
-	}
+	alx_wipe_str(owner);
 	return r;
 }
 
@@ -491,12 +487,8 @@ cmd_machine_invite_exec(struct client_ctx *ctx)
 		    "AIRLOX_INVITE=\"$(airlox receive %s)\"");
 out:
 	csess_close(&cs);
-	alx_wipe(sender, strlen(sender));
-	free(sender);
-	if (owner != NULL) {
-		alx_wipe(owner, strlen(owner));
-		free(owner);
-	}
+	alx_wipe_str(sender);
+	alx_wipe_str(owner);
 	return r;
 }
 
@@ -542,10 +534,7 @@ cmd_machine_rm_exec(struct client_ctx *ctx)
 	r = 0;
 out:
 	csess_close(&cs);
-	if (owner != NULL) {
-		alx_wipe(owner, strlen(owner));
-		free(owner);
-	}
+	alx_wipe_str(owner);
 	return r;
 }
 
@@ -622,10 +611,7 @@ cmd_machine_denied_exec(struct client_ctx *ctx)
 	    count == 0 && !out_json())
 		printf("no denied egress on %s\n", ctx->args.pos[0]);
 	csess_close(&cs);
-	if (owner != NULL) {
-		alx_wipe(owner, strlen(owner));
-		free(owner);
-	}
+	alx_wipe_str(owner);
 	return r;
 }
 

@@ -48,8 +48,7 @@ cmd_receive_exec(struct client_ctx *ctx)
 	} else
 		printf("%s\n", invite);
 	alx_invite_wipe(&inv);
-	alx_wipe(invite, strlen(invite));
-	free(invite);
+	alx_wipe_str(invite);
 	return EXIT_OK;
 }
 

@@ -485,8 +485,7 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 	else
 		r = install_systemd(ctx, runnerd, state, opts, nopts);
 out:
-	alx_wipe(invite, strlen(invite));
-	free(invite);
+	alx_wipe_str(invite);
 	return r;
 }
 

@@ -61,10 +61,7 @@ cmd_session_code_exec(struct client_ctx *ctx)
 	}
 	r = code_create(&cs, role, link, ttl, NULL);
 out:
-	if (link != NULL) {
-		alx_wipe(link, strlen(link));
-		free(link);
-	}
+	alx_wipe_str(link);
 	csess_close(&cs);
 	return r;
 }

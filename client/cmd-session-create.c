@@ -346,8 +346,7 @@ sc_print(struct client_ctx *ctx, struct alx_invite *inv,
 			alx_jw_kstr(&jw, alx_role_name(role), link);
 		else
 			printf("  %-9s %s\n", alx_role_name(role), link);
-		alx_wipe(link, strlen(link));
-		free(link);
+		alx_wipe_str(link);
 	}
 	alx_invite_wipe(inv);
 	if (ctx->json) {

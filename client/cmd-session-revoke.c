@@ -92,10 +92,7 @@ cmd_session_revoke_exec(struct client_ctx *ctx)
 	r = revoke_print(&cs, m, ver, link);
 out:
 	alx_wipe(seed, sizeof(seed));
-	if (link != NULL) {
-		alx_wipe(link, strlen(link));
-		free(link);
-	}
+	alx_wipe_str(link);
 	free(cause);
 	csess_close(&cs);
 	return r;

@@ -70,10 +70,7 @@ cmd_session_rotate_exec(struct client_ctx *ctx)
 		    (long long)ver, alx_role_name(role), link);
 out:
 	alx_wipe(seed, sizeof(seed));
-	if (link != NULL) {
-		alx_wipe(link, strlen(link));
-		free(link);
-	}
+	alx_wipe_str(link);
 	csess_close(&cs);
 	return r;
 }

@@ -72,6 +72,15 @@ alx_wipe(void *p, size_t n)
 		sodium_memzero(p, n);
 }
 
+void
+alx_wipe_str(char *s)
+{
+	if (s == NULL)
+		return;
+	sodium_memzero(s, strlen(s));
+	free(s);
+}
+
 int
 alx_ct_eq(const void *a, const void *b, size_t n)
 {

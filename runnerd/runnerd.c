@@ -473,8 +473,7 @@ main(int argc, char **argv)
 		free((char *)rn.env_allow[i]);
 	free(rn.env_allow);
 	free(rn.me.labels);
-	alx_wipe(invite, strlen(invite));
-	free(invite);
+	alx_wipe_str(invite);
 	runner_cfg_free(&cfg);
 	free(cause);
 	return 0;

@@ -31,6 +31,8 @@ int	alx_crypto_init(void);
 
 int	alx_random(void *, size_t);
 void	alx_wipe(void *, size_t);
+/* Wipe a secret NUL-terminated string (an invite, a link) and free it. */
+void	alx_wipe_str(char *);
 /* 1 when equal, 0 otherwise; time depends only on n. */
 int	alx_ct_eq(const void *, const void *, size_t n);
 
