@@ -420,3 +420,26 @@ sandbox_cgroup_probe(const struct sandbox_limits *l, char *buf, size_t len)
 	sandbox_cgroup_destroy(&cg);
 	return cg.mem && cg.pids ? 0 : 1;
 }
+
+/*
+ * The oom and finish steps of the backends whose job runs in a cgroup of
+ * ours (local and process): OOM as the cgroup saw it; at the end, that
+ * verdict, the peak memory, and the cgroup removed.
+ */
+int
+sandbox_cgroup_job_oom(struct sandbox_job *job)
+{
+	return sandbox_cgroup_oom(&job->cg);
+}
+
+void
+sandbox_cgroup_job_finish(struct sandbox_job *job, struct sandbox_result *res)
+{
+	if (sandbox_cgroup_oom(&job->cg) && job->reason == -1)
+		job->reason = SANDBOX_KILLED_OOM;
+	if (job->reason == SANDBOX_KILLED_OOM)
+		res->status = SANDBOX_KILLED_OOM;
+	if (sandbox_cgroup_peak(&job->cg, &res->peak_mem) == 0)
+		res->peak_mem_known = 1;
+	sandbox_cgroup_destroy(&job->cg);
+}

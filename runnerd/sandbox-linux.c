@@ -612,29 +612,11 @@ linux_kill(struct sandbox_job *job, int sig)
 		sandbox_cgroup_killall(&job->cg);
 }
 
-static int
-linux_oom(struct sandbox_job *job)
-{
-	return sandbox_cgroup_oom(&job->cg);
-}
-
-static void
-linux_finish(struct sandbox_job *job, struct sandbox_result *res)
-{
-	if (sandbox_cgroup_oom(&job->cg) && job->reason == -1)
-		job->reason = SANDBOX_KILLED_OOM;
-	if (job->reason == SANDBOX_KILLED_OOM)
-		res->status = SANDBOX_KILLED_OOM;
-	if (sandbox_cgroup_peak(&job->cg, &res->peak_mem) == 0)
-		res->peak_mem_known = 1;
-	sandbox_cgroup_destroy(&job->cg);
-}
-
 const struct sandbox_backend sandbox_linux_backend = {
 	"local",
 	linux_enforced,
 	linux_start,
 	linux_kill,
-	linux_oom,
-	linux_finish,
+	sandbox_cgroup_job_oom,
+	sandbox_cgroup_job_finish,
 };

@@ -90,6 +90,10 @@ void	 sandbox_cgroup_destroy(struct sandbox_cgroup *);
 void	 sandbox_cgroup_describe(struct sandbox_cgroup *,
 	    const struct sandbox_limits *, char *, size_t);
 int	 sandbox_cgroup_probe(const struct sandbox_limits *, char *, size_t);
+/* Backend steps of the backends whose jobs run in a cgroup of ours. */
+int	 sandbox_cgroup_job_oom(struct sandbox_job *);
+void	 sandbox_cgroup_job_finish(struct sandbox_job *,
+	    struct sandbox_result *);
 
 /* sandbox-disk.c */
 int	 sandbox_disk_over(const char *const dirs[], uint64_t max_bytes,

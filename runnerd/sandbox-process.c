@@ -178,29 +178,11 @@ process_kill(struct sandbox_job *job, int sig)
 		sandbox_cgroup_killall(&job->cg);
 }
 
-static int
-process_oom(struct sandbox_job *job)
-{
-	return sandbox_cgroup_oom(&job->cg);
-}
-
-static void
-process_finish(struct sandbox_job *job, struct sandbox_result *res)
-{
-	if (sandbox_cgroup_oom(&job->cg) && job->reason == -1)
-		job->reason = SANDBOX_KILLED_OOM;
-	if (job->reason == SANDBOX_KILLED_OOM)
-		res->status = SANDBOX_KILLED_OOM;
-	if (sandbox_cgroup_peak(&job->cg, &res->peak_mem) == 0)
-		res->peak_mem_known = 1;
-	sandbox_cgroup_destroy(&job->cg);
-}
-
 const struct sandbox_backend sandbox_process_backend = {
 	"process",
 	process_enforced,
 	process_start,
 	process_kill,
-	process_oom,
-	process_finish,
+	sandbox_cgroup_job_oom,
+	sandbox_cgroup_job_finish,
 };
