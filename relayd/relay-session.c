@@ -364,26 +364,29 @@ relay_body(struct relay_req *r, size_t *len)
 }
 
 /*
- * A signed request (protocol.md section 9), first step, on the loop: the
- * header parsed, the member it names found and its certificate checked
- * against the current manifest, and copies taken of what the signature
- * covers. `pk` may name a key that is not a member yet (joining); then
- * a->m is NULL.
+ * A signed request (protocol.md section 9): the member it names, checked
+ * by libairlox against the host, method, path and query, body and time.
+ * `pk` may name a key that is not a member yet (joining); then *mp is NULL.
+ * Item posts carry none: the item's own signature authenticates them
+ * (relay-api-items.c).
  */
 int
-relay_auth_begin(struct relay_req *r, struct relay_session *s,
-    const uint8_t *pk, struct relay_authreq *a)
+relay_auth(struct relay_req *r, struct relay_session *s,
+    const uint8_t *pk, struct relay_member **mp)
 {
+	struct alx_reqauth	 ra;
 	struct relay_member	*m = NULL;
 	const char		*hdr, *host, *uri = evhttp_request_get_uri(r->req);
-	char			*qauth = NULL, *p;
+	char			*qauth = NULL, *signed_uri = NULL, *p;
+	const uint8_t		*body;
+	uint8_t			 bh[ALX_HASH_LEN];
+	size_t			 len;
 	int			 rc;
 
-	memset(a, 0, sizeof(*a));
+	if (mp != NULL)
+		*mp = NULL;
 	if ((host = relay_http_header(r, "Host")) == NULL)
 		return ALX_ERR_INVALID;
-	if ((a->host = strdup(host)) == NULL || (a->uri = strdup(uri)) == NULL)
-		return ALX_ERR_NOMEM;
 	/*
 	 * EventSource cannot set headers: the same value may come as the
 	 * last query parameter, ?auth= or &auth=; the signature then covers
@@ -392,77 +395,42 @@ relay_auth_begin(struct relay_req *r, struct relay_session *s,
 	if ((hdr = relay_http_header(r, "Authorization")) == NULL) {
 		if ((qauth = relay_http_query(r, "auth")) == NULL)
 			return ALX_ERR_NOT_SIGNED;
-		p = strstr(a->uri, "?auth=");
-		if (p == NULL || strstr(a->uri, "&auth=") != NULL)
-			p = strstr(a->uri, "&auth=");
+		if ((signed_uri = strdup(uri)) == NULL) {
+			free(qauth);
+			return ALX_ERR_NOMEM;
+		}
+		p = strstr(signed_uri, "?auth=");
+		if (p == NULL || strstr(signed_uri, "&auth=") != NULL)
+			p = strstr(signed_uri, "&auth=");
 		if (p == NULL || strchr(p + 1, '&') != NULL) {
 			free(qauth);
+			free(signed_uri);
 			return ALX_ERR_INVALID;	/* auth must come last */
 		}
 		*p = '\0';
+		uri = signed_uri;
 		hdr = qauth;
 	}
-	if ((rc = alx_req_parse(&a->ra, hdr)) != 0)
+	if ((rc = alx_req_parse(&ra, hdr)) != 0)
 		goto out;
 	if (pk == NULL) {
 		rc = ALX_ERR_NOT_PARTICIPANT;
-		if (s == NULL || (m = relay_member_find(s, a->ra.fp)) == NULL)
+		if (s == NULL || (m = relay_member_find(s, ra.fp)) == NULL)
 			goto out;
 		/* A later manifest may have revoked it or rotated its role. */
 		if ((rc = alx_cert_valid(&m->cert, &s->man)) != 0)
 			goto out;
 		pk = m->cert.pk;
 	}
-	memcpy(a->pk, pk, ALX_SIGN_PK_LEN);
-	a->m = m;
-	a->method = relay_method_name(r->method);
-	a->now = (int64_t)time(NULL);
+	body = relay_body(r, &len);
+	alx_sha256(bh, body, len);
+	rc = alx_req_verify(&ra, pk, host, relay_method_name(r->method), uri,
+	    bh, (int64_t)time(NULL));
+	if (rc == 0 && mp != NULL)
+		*mp = m;
 out:
 	free(qauth);
-	return rc;
-}
-
-/* Second step, on any thread: the signature over host, method, URI,
- * body and time. Touches nothing but `a` and the body. */
-int
-relay_auth_finish(const struct relay_authreq *a, const uint8_t *body,
-    size_t len)
-{
-	uint8_t	bh[ALX_HASH_LEN];
-
-	alx_sha256(bh, body, len);
-	return alx_req_verify(&a->ra, a->pk, a->host, a->method, a->uri, bh,
-	    a->now);
-}
-
-void
-relay_auth_clear(struct relay_authreq *a)
-{
-	free(a->host);
-	free(a->uri);
-	a->host = a->uri = NULL;
-	a->m = NULL;
-}
-
-/* Both steps at once, on the loop. */
-int
-relay_auth(struct relay_req *r, struct relay_session *s,
-    const uint8_t *pk, struct relay_member **mp)
-{
-	struct relay_authreq	 a;
-	const uint8_t		*body;
-	size_t			 len;
-	int			 rc;
-
-	if (mp != NULL)
-		*mp = NULL;
-	if ((rc = relay_auth_begin(r, s, pk, &a)) == 0) {
-		body = relay_body(r, &len);
-		rc = relay_auth_finish(&a, body, len);
-	}
-	if (rc == 0 && mp != NULL)
-		*mp = a.m;
-	relay_auth_clear(&a);
+	free(signed_uri);
 	return rc;
 }
 

@@ -326,22 +326,6 @@ int	 relay_session_request(struct relay_req *, struct relay_session **,
 const uint8_t *relay_body(struct relay_req *, size_t *);
 int	 relay_auth(struct relay_req *, struct relay_session *,
 	    const uint8_t *, struct relay_member **);
-/* A signed request in two steps: the lookups on the loop, then the
- * signature (any thread) over copies of what it covers. */
-struct relay_authreq {
-	struct alx_reqauth	 ra;
-	uint8_t			 pk[ALX_SIGN_PK_LEN];
-	struct relay_member	*m;		/* loop only */
-	char			*host;
-	char			*uri;
-	const char		*method;
-	int64_t			 now;
-};
-int	 relay_auth_begin(struct relay_req *, struct relay_session *,
-	    const uint8_t *, struct relay_authreq *);
-int	 relay_auth_finish(const struct relay_authreq *, const uint8_t *,
-	    size_t);
-void	 relay_auth_clear(struct relay_authreq *);
 int	 relay_event_add(struct relay_wop *, const uint8_t *,
 	    const uint8_t *, const char *, const void *, size_t);
 int	 relay_event_json(uint64_t, const uint8_t *, size_t, struct alx_jw *);
