@@ -277,52 +277,14 @@ egress_end(struct egress_srv *srv, const char *msg)
 	(void)!send(srv->ctl, reply, strlen(reply), MSG_NOSIGNAL);
 }
 
-/* Receive one message and at most one fd (extra fds are closed). */
+/* Receive one message, NUL-terminated, and at most one fd (fd_recv). */
 static ssize_t
 egress_recv(int s, char *buf, size_t len, int *fd)
 {
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	struct cmsghdr	*c;
-	union {
-		char		buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr	align;
-	} cm;
-	ssize_t		 n;
-	int		 fds[4];
-	size_t		 nfd, i;
+	ssize_t	n;
 
-	*fd = -1;
-	memset(&mh, 0, sizeof mh);
-	iov.iov_base = buf;
-	iov.iov_len = len - 1;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof cm.buf;
-	if ((n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT)) < 0)
-		return -1;
-	buf[n] = '\0';
-	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		if (nfd > 4)
-			nfd = 4;
-		memcpy(fds, CMSG_DATA(c), nfd * sizeof(int));
-		for (i = 0; i < nfd; i++) {
-			if (*fd == -1)
-				*fd = fds[i];
-			else
-				close(fds[i]);
-		}
-	}
-	if (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) {
-		if (*fd != -1)
-			close(*fd);
-		*fd = -1;
-		return -1;
-	}
+	if ((n = fd_recv(s, buf, len - 1, MSG_DONTWAIT, fd)) >= 0)
+		buf[n] = '\0';
 	return n;
 }
 

@@ -555,29 +555,14 @@ docker_ready(void *arg)
 static int
 docker_fd_recv(int s)
 {
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	struct cmsghdr	*c;
-	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	align;
-	} cm;
-	char		 byte;
-	int		 fd = -1;
+	char	byte;
+	ssize_t	n;
+	int	fd;
 
-	memset(&mh, 0, sizeof mh);
-	iov.iov_base = &byte;
-	iov.iov_len = 1;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof cm.buf;
-	if (recvmsg(s, &mh, MSG_CMSG_CLOEXEC) <= 0)
+	if ((n = fd_recv(s, &byte, 1, 0, &fd)) == -1 && errno == EMSGSIZE)
+		return -1;			/* not ours: skipped */
+	if (n <= 0)
 		return -2;			/* gone: the relay ends */
-	c = CMSG_FIRSTHDR(&mh);
-	if (c != NULL && c->cmsg_level == SOL_SOCKET &&
-	    c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof fd);
 	return fd;
 }
 
