@@ -24,13 +24,8 @@ fail_code() {	# fail_code N: the creator reports one failure
 }
 
 start_relay --plain-http
-sid=$("$CLI" create "$S" 3600)
-r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
-for who in alice:owner bob:sender; do
-	"$CLI" cert "$S" "${who%%:*}" "${who#*:}"
-	r=$(call "${who%%:*}" POST "/v1/sessions/$sid/participants" \
-	    "$S/${who%%:*}.cert")
-done
+new_session
+join alice:owner bob:sender
 like "$r" '^201 ' "a session with an owner and a sender"
 
 open_code

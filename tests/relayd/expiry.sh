@@ -22,13 +22,8 @@ open_code() {
 }
 
 start_relay --plain-http
-sid=$("$CLI" create "$S" 3600)
-r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
-for who in alice:owner bob:sender; do
-	"$CLI" cert "$S" "${who%%:*}" "${who#*:}"
-	r=$(call "${who%%:*}" POST "/v1/sessions/$sid/participants" \
-	    "$S/${who%%:*}.cert")
-done
+new_session
+join alice:owner bob:sender
 like "$r" '^201 ' "a one-hour session with an owner and a sender"
 like "$(cat "$T/relay.log")" 'test build: POST /v1/test/clock' \
     "the test build says so in its log"

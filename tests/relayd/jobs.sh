@@ -12,15 +12,9 @@ mkdir -p "$S"
 
 
 start_relay --plain-http
-sid=$("$CLI" create "$S" 3600 execute)
-r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
+new_session 3600 execute
 like "$r" '^201 ' "an execute session"
-for who in alice:owner bob:sender r1:runner r2:runner r3:runner; do
-	"$CLI" cert "$S" "${who%%:*}" "${who#*:}"
-	r=$(call "${who%%:*}" POST "/v1/sessions/$sid/participants" \
-	    "$S/${who%%:*}.cert")
-	case $r in 201*) ;; *) diag "join ${who%%:*}: $r" ;; esac
-done
+join alice:owner bob:sender r1:runner r2:runner r3:runner
 like "$r" '^201 ' "owner, sender and three runners joined"
 "$CLI" approve "$S" r1 gpu1 pool
 r=$(call alice PUT "/v1/sessions/$sid/manifest" "$S/manifest.json")

@@ -78,6 +78,26 @@ http() {
 	printf '%s %s\n' "$(cat "$T/status")" "$(cat "$T/body" 2>/dev/null)"
 }
 
+# new_session [relay-cli create args after DIR]: a session made by relay-cli
+# in $S (3600 s unless given) and created on the relay; sets sid, and r to
+# the relay's answer.
+new_session() {
+	[ $# -gt 0 ] || set -- 3600
+	sid=$("$CLI" create "$S" "$@")
+	r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
+}
+
+# join WHO:ROLE...: a certificate for each, joined with a request it signs;
+# r is the last answer, and a join that is not 201 is shown as a diag.
+join() {
+	for _jw in "$@"; do
+		"$CLI" cert "$S" "${_jw%%:*}" "${_jw#*:}"
+		r=$(call "${_jw%%:*}" POST "/v1/sessions/$sid/participants" \
+		    "$S/${_jw%%:*}.cert")
+		case $r in 201*) ;; *) diag "join ${_jw%%:*}: $r" ;; esac
+	done
+}
+
 # call WHO METHOD PATH BODYFILE|- [curl args]: a request signed by
 # participant WHO of the relay-cli session directory $S ($CLI signs).
 call() {

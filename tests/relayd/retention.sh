@@ -10,13 +10,8 @@ S=$T/s
 mkdir -p "$S"
 
 start_relay --plain-http --retention-count 3 --rate-limit 100000
-sid=$("$CLI" create "$S" 3600)
-r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
-for who in bob:sender carol:observer; do
-	"$CLI" cert "$S" "${who%%:*}" "${who#*:}"
-	r=$(call "${who%%:*}" POST "/v1/sessions/$sid/participants" \
-	    "$S/${who%%:*}.cert")
-done
+new_session
+join bob:sender carol:observer
 like "$r" '^201 \{"cursor":3\}' "a session with two participants"
 head -c 1000 /dev/urandom >"$T/small"
 "$CLI" item "$S" bob file "$T/small"

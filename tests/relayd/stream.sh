@@ -12,14 +12,9 @@ mkdir -p "$S"
 
 
 start_relay --plain-http --stream-buffer 8K --rate-limit 100000
-sid=$("$CLI" create "$S" 3600)
-r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
+new_session
 like "$r" '^201 ' "a session"
-for who in bob:sender carol:observer; do
-	"$CLI" cert "$S" "${who%%:*}" "${who#*:}"
-	r=$(call "${who%%:*}" POST "/v1/sessions/$sid/participants" \
-	    "$S/${who%%:*}.cert")
-done
+join bob:sender carol:observer
 like "$r" '^201 ' "two participants"
 
 # A reader that never reads: its socket buffers fill, then the relay's
