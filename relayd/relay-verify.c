@@ -4,10 +4,10 @@
  *
  * Threading model (see also docs/DESIGN.md, "Threads"):
  * - The loop thread owns every relay structure (sessions, members,
- *   connections, streams). It prepares a job from what it knows (copies of
- *   the body, the key to verify with, the signed request's fields), queues
- *   it, and later runs the job's completion, which re-checks the session
- *   state and goes on exactly as if the checks had run inline.
+ *   connections, streams). It prepares a job from what it knows (a copy
+ *   of the body, the session id), queues it, and later runs the job's
+ *   completion, which looks the session and the author up and goes on
+ *   exactly as if the checks had run inline.
  * - A worker runs the job's work function, which may only touch the job
  *   itself and libairlox (thread safe after alx_crypto_init()).
  * - Completions run on the loop in the order the jobs were queued, even when
