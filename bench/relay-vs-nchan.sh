@@ -15,7 +15,9 @@
 # Prints figures and ratios (ours/nchan), and for the publish phase the
 # server's CPU time per item (from /proc/PID/stat, all threads; nginx: its
 # worker), which a busy machine disturbs far less than the rate; no
-# pass/fail.
+# pass/fail. A publish run whose subscribers did not all get every item
+# (one dropped as a slow reader, say) prints "void" for its rate: fewer
+# readers is a lighter load.
 #
 #	bench/relay-vs-nchan.sh [BUILDDIR]
 # Environment: PUBLISHERS ("8 32"), TOTAL items per publish run (24000),
@@ -90,8 +92,19 @@ has() {	# has PHASE: PHASE is to run
 	return 1
 }
 ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b;
-	    else printf "n/a" }'
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 == a && b + 0 == b && b > 0)
+	    printf "%.2f", a / b; else printf "n/a" }'
+}
+# whole_rate LINE N: the rate of a publish run with N publishers, or
+# "void" when its subscribers did not all get every item (one was dropped
+# as a slow reader, say): such a rate is not the same load.
+whole_rate() {
+	if [ "$(val subscribers_events "$1")" = \
+	    "$((SUBS * $2 * (TOTAL / $2)))" ]; then
+		val rate "$1"
+	else
+		echo "void(subscribers_short)"
+	fi
 }
 
 echo "# machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' \
@@ -362,8 +375,8 @@ if has publish; then
 for n in $PUBLISHERS; do
 	o=$(cat "$T/pub.ours.$n")
 	c=$(cat "$T/pub.nchan.$n")
-	a=$(val rate "$o")
-	b=$(val rate "$c")
+	a=$(whole_rate "$o" "$n")
+	b=$(whole_rate "$c" "$n")
 	echo "publish rate, $n publishers (items/s, $SUBS subscribers):" \
 	    "airlox $a, nchan $b, ratio $(ratio "$a" "$b")"
 	a=$(val cpu_us_per_item "$o")

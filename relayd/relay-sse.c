@@ -20,7 +20,11 @@
  * the flush runs in the next turn after the sockets that turn found
  * ready, the writers' replies among them: a publisher gets its 201
  * before the fan-out of its item to the readers, and the events of one
- * group commit reach each subscriber in one write, not one write each. A plain-HTTP
+ * group commit reach each subscriber in one write, not one write each.
+ * libevent runs a lower priority only in a turn with nothing of a higher
+ * one to run, which a loaded relay may never have: a second timeout, of
+ * the default priority, flushes after at most RELAY_SSE_LATE_USEC, so
+ * readers are never starved into the --stream-buffer drop. A plain-HTTP
  * subscriber whose output buffer is empty gets that write on its socket
  * at once, framed as evhttp would frame it, instead of through
  * evhttp_send_reply_chunk(): that would enable the write event (an
@@ -34,6 +38,8 @@
 
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -52,14 +58,18 @@
 #include "relayd.h"
 
 #define RELAY_SSE_BUCKETS	1024
-#define RELAY_SSE_SNDBUF	(16 * 1024)	/* the kernel doubles it */
+#define RELAY_SSE_SNDBUF	(128 * 1024)	/* the kernel doubles it */
+/* The longest staged output waits when replies keep the loop busy. */
+#define RELAY_SSE_LATE_USEC	1000
 
 TAILQ_HEAD(relay_sseq, relay_sse);
 
 static struct relay_sseq	 relay_sse_tab[RELAY_SSE_BUCKETS];
 static struct event		*relay_sse_hb;
-static struct event		*relay_sse_flush_ev;
+static struct event		*relay_sse_flush_ev;	/* next turn, low */
+static struct event		*relay_sse_late_ev;	/* the bound, default */
 static const struct timeval	 relay_sse_now = { 0, 0 };
+static const struct timeval	 relay_sse_late = { 0, RELAY_SSE_LATE_USEC };
 static TAILQ_HEAD(, relay_sse)	 relay_sse_dirty =
     TAILQ_HEAD_INITIALIZER(relay_sse_dirty);
 static unsigned			 relay_nsse;
@@ -195,6 +205,8 @@ relay_sse_flushcb(evutil_socket_t fd, short ev, void *arg)
 	(void)fd;
 	(void)ev;
 	(void)arg;
+	event_del(relay_sse_flush_ev);
+	event_del(relay_sse_late_ev);
 	while ((s = TAILQ_FIRST(&relay_sse_dirty)) != NULL)
 		relay_sse_flush_one(s);
 }
@@ -216,10 +228,16 @@ relay_sse_write(struct relay_sse *s, const char *data, size_t len)
 	if (evbuffer_add(s->stage, data, len) != 0)
 		return ALX_ERR_NOMEM;
 	if (!s->dirty) {
+		/*
+		 * Next turn, after the replies (see the top of this file);
+		 * added once per flush, so the bound is not pushed back.
+		 */
+		if (TAILQ_EMPTY(&relay_sse_dirty)) {
+			event_add(relay_sse_flush_ev, &relay_sse_now);
+			event_add(relay_sse_late_ev, &relay_sse_late);
+		}
 		s->dirty = 1;
 		TAILQ_INSERT_TAIL(&relay_sse_dirty, s, dirty_entry);
-		/* Next turn, after the replies (see the top of this file). */
-		event_add(relay_sse_flush_ev, &relay_sse_now);
 	}
 	return 0;
 }
@@ -305,7 +323,7 @@ relay_sse_start(struct relay_req *r, const uint8_t sid[RELAY_SID_LEN],
 	struct bufferevent	*bev;
 	const char		*te;
 	evutil_socket_t		 fd;
-	int			 sndbuf = RELAY_SSE_SNDBUF;
+	int			 sndbuf = RELAY_SSE_SNDBUF, one = 1;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL ||
 	    (s->evcon = evhttp_request_get_connection(r->req)) == NULL ||
@@ -333,8 +351,10 @@ relay_sse_start(struct relay_req *r, const uint8_t sid[RELAY_SID_LEN],
 	wtv.tv_usec = 0;
 	bufferevent_set_timeouts(bev, NULL, &wtv);
 	/* A small kernel buffer, so a stalled reader shows in our count. */
-	if ((fd = bufferevent_getfd(bev)) != -1)
+	if ((fd = bufferevent_getfd(bev)) != -1) {
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
 	relay_conn_set_close(c, relay_sse_closed, s);
 	TAILQ_INSERT_TAIL(&relay_sse_tab[relay_sse_bucket(sid)], s, entry);
 	relay_nsse++;
@@ -398,8 +418,10 @@ relay_sse_init(struct event_base *base)
 		fatalx("sse: cannot add the heartbeat timer");
 	if ((relay_sse_flush_ev = event_new(base, -1, 0, relay_sse_flushcb,
 	    NULL)) == NULL ||
-	    event_priority_set(relay_sse_flush_ev, RELAY_PRIO_LOW) == -1)
-		fatalx("sse: cannot make the flush event");
+	    event_priority_set(relay_sse_flush_ev, RELAY_PRIO_LOW) == -1 ||
+	    (relay_sse_late_ev = event_new(base, -1, 0, relay_sse_flushcb,
+	    NULL)) == NULL)
+		fatalx("sse: cannot make the flush events");
 }
 
 /* SIGTERM: end every stream with a final chunk. */
@@ -424,4 +446,7 @@ relay_sse_free(void)
 	if (relay_sse_flush_ev != NULL)
 		event_free(relay_sse_flush_ev);
 	relay_sse_flush_ev = NULL;
+	if (relay_sse_late_ev != NULL)
+		event_free(relay_sse_late_ev);
+	relay_sse_late_ev = NULL;
 }

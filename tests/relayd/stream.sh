@@ -37,7 +37,7 @@ wait_for sh -c "curl -s '$URL/v1/health' | grep -q '\"streams\":1,'"
 ok $? "the slow reader's stream is open"
 i=0
 mkdir -p "$T/posted"
-while [ $i -lt 400 ] && ! grep -q 'dropping a subscriber' "$T/relay.log"; do
+while [ $i -lt 1000 ] && ! grep -q 'dropping a subscriber' "$T/relay.log"; do
 	i=$((i + 1))
 	"$CLI" item "$S" bob text
 	r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
