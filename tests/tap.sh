@@ -1,6 +1,7 @@
 # tap.sh: TAP helpers for the shell tests (sourced, POSIX sh), shared by
-# tests/client/lib.sh, tests/relayd/lib.sh and tests/packaging/lib.sh.
-# ok/is/like/todo/skip print one result line each; skip_all and need skip a
+# tests/client/lib.sh, tests/relayd/lib.sh, tests/runnerd/lib.sh and
+# tests/packaging/lib.sh. ok/is/like/has/lacks/todo/skip print one result
+# line each; skip_all and need skip a
 # whole test; tap_plan prints the plan and fails when a check failed.
 
 tap_n=0
@@ -17,13 +18,18 @@ need() {	# need COMMAND...: skip the test unless each is installed
 	done
 }
 
-ok() {	# ok STATUS DESCRIPTION (STATUS 0 passes)
+# ok STATUS DESCRIPTION (STATUS 0 passes). A failure also runs the
+# test library's tap_on_fail, when it defines one (to show its context).
+ok() {
 	tap_n=$((tap_n + 1))
 	if [ "$1" -eq 0 ]; then
 		echo "ok $tap_n - $2"
 	else
 		echo "not ok $tap_n - $2"
 		tap_failed=$((tap_failed + 1))
+		if command -v tap_on_fail >/dev/null 2>&1; then
+			tap_on_fail
+		fi
 	fi
 }
 
@@ -44,6 +50,22 @@ like() {	# like TEXT PATTERN(grep -E) DESCRIPTION
 		printf '%s\n' "$1" | head -n 20 | sed 's/^/#   /'
 		echo "#   does not match /$2/"
 	fi
+}
+
+has() {	# has TEXT STRING DESCRIPTION: STRING is in TEXT, as it is
+	case $1 in
+	*"$2"*) ok 0 "$3" ;;
+	*)	ok 1 "$3"
+		echo "#   '$2' not in: $(printf %s "$1" | head -c 400)" ;;
+	esac
+}
+
+lacks() {	# lacks TEXT STRING DESCRIPTION: STRING is not in TEXT
+	case $1 in
+	*"$2"*) ok 1 "$3"
+		echo "#   '$2' found" ;;
+	*)	ok 0 "$3" ;;
+	esac
 }
 
 # todo STATUS DESCRIPTION REASON: a known defect; reported as TODO (an

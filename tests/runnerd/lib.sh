@@ -9,8 +9,6 @@ SBRUN=$top_builddir/tests/runnerd/sandbox-run
 SHIM=$top_builddir/runnerd/airlox-shim
 PROBE=$top_builddir/tests/runnerd/probe
 PY=/usr/bin/python3
-n=0
-failed=0
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/airlox-sbtest.XXXXXX") || exit 99
 chmod 755 "$T"
@@ -20,25 +18,15 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
+. "${top_srcdir:-.}/tests/tap.sh"
 
-ok() {		# ok COND-STATUS description
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[ -n "$RES" ] && echo "#   last result: $(printf %s "$RES" | cut -c1-600)"
-	fi
+tap_on_fail() {	# after a failed check: the last job's result
+	[ -n "$RES" ] && echo "#   last result: $(printf %s "$RES" | cut -c1-600)"
+	return 0
 }
 
 done_testing() {
-	echo "1..$n"
-	[ "$failed" -eq 0 ]
+	tap_plan
 }
 
 need_local() {
@@ -66,20 +54,4 @@ jget() {
 	printf %s "$RES" | "$PY" -c 'import json,sys
 v = json.load(sys.stdin).get(sys.argv[1])
 print(json.dumps(v) if isinstance(v, bool) or v is None else v, end="")' "$1"
-}
-
-# ok_eq GOT WANT description
-ok_eq() {
-	[ "$1" = "$2" ]; r=$?
-	ok $r "$3"
-	[ $r -eq 0 ] || echo "#   got '$1', want '$2'"
-}
-
-# ok_has TEXT NEEDLE description
-ok_has() {
-	case $1 in *"$2"*) ok 0 "$3";; *) ok 1 "$3"; echo "#   '$2' not in: $(printf %s "$1" | head -c 400)";; esac
-}
-
-ok_lacks() {
-	case $1 in *"$2"*) ok 1 "$3"; echo "#   '$2' found";; *) ok 0 "$3";; esac
 }

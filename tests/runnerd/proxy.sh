@@ -79,33 +79,33 @@ tls() {
 	    --proxy "http://127.0.0.1:$P" --cacert "$T/cert.pem" "$@"
 }
 
-ok_eq "$(tls https://allowed.test/)" "200 200" "an allowed name is served through the proxy (TLS to the test server)"
-ok_has "$(cat "$T/body")" "s_server" "the page is the test server's"
-ok_eq "$(tls https://www.allowed.test/)" "200 200" ".allowed.test covers a subdomain"
-ok_eq "$(tls https://denied.test/)" "403 000" "a name off the list is refused"
-ok_eq "$(tls https://allowed.test.evil.test/)" "403 000" "a name that only starts like an allowed one is refused"
+is "$(tls https://allowed.test/)" "200 200" "an allowed name is served through the proxy (TLS to the test server)"
+has "$(cat "$T/body")" "s_server" "the page is the test server's"
+is "$(tls https://www.allowed.test/)" "200 200" ".allowed.test covers a subdomain"
+is "$(tls https://denied.test/)" "403 000" "a name off the list is refused"
+is "$(tls https://allowed.test.evil.test/)" "403 000" "a name that only starts like an allowed one is refused"
 
 for t in 1.1.1.1:443 '[::1]:443' 2130706433:443 0x7f.1:443 017700000001:443 \
     127.1:443 169.254.169.254:443 0xA9.0xFE.0xA9.0xFE:443 '[::ffff:a9fe:a9fe]:443'; do
-	ok_eq "$(req "$P" "CONNECT $t HTTP/1.1\r\nHost: $t\r\n\r\n")" 403 "IP literal $t refused"
+	is "$(req "$P" "CONNECT $t HTTP/1.1\r\nHost: $t\r\n\r\n")" 403 "IP literal $t refused"
 done
 for h in private meta loop mapped nat64 cgnat doc; do
-	ok_eq "$(req "$P" "CONNECT $h.test:443 HTTP/1.1\r\n\r\n")" 403 \
+	is "$(req "$P" "CONNECT $h.test:443 HTTP/1.1\r\n\r\n")" 403 \
 	    "$h.test (allowed, resolves to a non-public address) refused"
 done
-ok_eq "$(req "$P" "CONNECT allowed.test:22 HTTP/1.1\r\n\r\n")" 403 "CONNECT to port 22 refused"
-ok_eq "$(req "$P" "CONNECT allowed.test:8443 HTTP/1.1\r\n\r\n")" 403 "CONNECT to port 8443 refused"
-ok_eq "$(req "$P" "CONNECT allowed.test HTTP/1.1\r\n\r\n")" 403 "CONNECT without a port refused"
-ok_eq "$(req "$P" "CONNECT ALLOWED.TEST:443 HTTP/1.1\r\n\r\n")" 200 "names are compared lower-cased"
-ok_eq "$(req "$P" "GET http://plain.test/ HTTP/1.1\r\nHost: plain.test\r\n\r\n")" 403 \
+is "$(req "$P" "CONNECT allowed.test:22 HTTP/1.1\r\n\r\n")" 403 "CONNECT to port 22 refused"
+is "$(req "$P" "CONNECT allowed.test:8443 HTTP/1.1\r\n\r\n")" 403 "CONNECT to port 8443 refused"
+is "$(req "$P" "CONNECT allowed.test HTTP/1.1\r\n\r\n")" 403 "CONNECT without a port refused"
+is "$(req "$P" "CONNECT ALLOWED.TEST:443 HTTP/1.1\r\n\r\n")" 200 "names are compared lower-cased"
+is "$(req "$P" "GET http://plain.test/ HTTP/1.1\r\nHost: plain.test\r\n\r\n")" 403 \
     "plain HTTP refused when not enabled for the job"
-ok_eq "$(req "$P" "POST http://plain.test/ HTTP/1.1\r\nContent-Length: 0\r\n\r\n")" 405 "POST refused"
-ok_eq "$(req "$P" "DELETE x HTTP/1.1\r\n\r\n")" 405 "other methods refused"
-ok_eq "$(req "$P" "garbage\r\n\r\n")" 400 "a malformed request line refused"
+is "$(req "$P" "POST http://plain.test/ HTTP/1.1\r\nContent-Length: 0\r\n\r\n")" 405 "POST refused"
+is "$(req "$P" "DELETE x HTTP/1.1\r\n\r\n")" 405 "other methods refused"
+is "$(req "$P" "garbage\r\n\r\n")" 400 "a malformed request line refused"
 big=$("$PY" -c 'print("X-Pad: " + "a" * 9000)')
-ok_eq "$(req "$P" "CONNECT allowed.test:443 HTTP/1.1\r\n$big\r\n\r\n")" 431 "a header over 8 KiB refused"
+is "$(req "$P" "CONNECT allowed.test:443 HTTP/1.1\r\n$big\r\n\r\n")" 431 "a header over 8 KiB refused"
 many=$("$PY" -c 'print("".join("X-H%d: v\\r\\n" % i for i in range(100)), end="")')
-ok_eq "$(req "$P" "CONNECT allowed.test:443 HTTP/1.1\r\n$many\r\n")" 431 "100 header lines refused"
+is "$(req "$P" "CONNECT allowed.test:443 HTTP/1.1\r\n$many\r\n")" 431 "100 header lines refused"
 
 # A slow client (slowloris) is cut at the request timeout while others
 # are served.
@@ -123,10 +123,10 @@ for ch in "CONNECT allowed.test:443 HTTP/1.1\r\nX-Slow: " + "a" * 200:
 	except socket.timeout: pass
 print(code, int(time.time() - t0))' "$P" > "$T/slow" &
 SLOW=$!
-ok_eq "$(tls https://allowed.test/)" "200 200" "served while a slow client is connected"
+is "$(tls https://allowed.test/)" "200 200" "served while a slow client is connected"
 wait $SLOW
 set -- $(cat "$T/slow")
-ok_eq "$1" 408 "the slow client gets 408"
+is "$1" 408 "the slow client gets 408"
 [ "${2:-99}" -ge 9 ] && [ "${2:-99}" -le 15 ]; ok $? "after the ~10 s request timeout (took ${2}s)"
 
 # The per-job connection cap: 32 idle connections, the 33rd gets 503.
@@ -138,34 +138,34 @@ s.settimeout(5)
 d = s.recv(100)
 print(d.split(b" ")[1].decode() if d else "closed")
 for x in ss: x.close()' "$P")
-ok_eq "$got" 503 "the 33rd concurrent connection of a job gets 503"
+is "$got" 503 "the 33rd concurrent connection of a job gets 503"
 "$PY" -c 'import time; time.sleep(0.5)'
-ok_eq "$(tls https://allowed.test/)" "200 200" "the proxy still serves afterwards"
+is "$(tls https://allowed.test/)" "200 200" "the proxy still serves afterwards"
 
 echo log >&8
 wait_line "$T/a.out" '^count ' || true
 logc=$(sed -n 's/^count \([0-9]*\) .*/\1/p' "$T/a.out")
 log=$(cat "$T/a.out")
-ok_has "$log" '"host":"denied.test","port":443,"method":"CONNECT","reason":"not_allowed"' \
+has "$log" '"host":"denied.test","port":443,"method":"CONNECT","reason":"not_allowed"' \
     "denied.log records the denied name, port and reason"
-ok_has "$log" '"job":"job-a"' "denied.log records the job"
-ok_has "$log" '"time":"20' "denied.log records the time"
-ok_has "$log" '"host":"169.254.169.254","port":443,"method":"CONNECT","reason":"ip_literal"' \
+has "$log" '"job":"job-a"' "denied.log records the job"
+has "$log" '"time":"20' "denied.log records the time"
+has "$log" '"host":"169.254.169.254","port":443,"method":"CONNECT","reason":"ip_literal"' \
     "the metadata address is recorded as an IP literal"
-ok_has "$log" '"host":"private.test","port":443,"method":"CONNECT","reason":"non_public_address"' \
+has "$log" '"host":"private.test","port":443,"method":"CONNECT","reason":"non_public_address"' \
     "a private resolution is recorded"
-ok_has "$log" '"reason":"too_many_connections"' "the connection cap is recorded"
+has "$log" '"reason":"too_many_connections"' "the connection cap is recorded"
 [ "${logc:-0}" -ge 30 ]; ok $? "the log holds every refusal ($logc)"
 echo end >&8
 wait_line "$T/a.out" '^denied ' || true
-ok_eq "$(sed -n 's/^denied \([0-9]*\) .*/\1/p' "$T/a.out")" "$logc" \
+is "$(sed -n 's/^denied \([0-9]*\) .*/\1/p' "$T/a.out")" "$logc" \
     "the job's denied count (for its result) matches the log"
 exec 8>&-
 if [ "$(id -u)" = 0 ]; then
-	ok_eq "$(stat -c %u "$T/state/egress")/$(stat -c %u "$T/state/egress/denied.log")" \
+	is "$(stat -c %u "$T/state/egress")/$(stat -c %u "$T/state/egress/denied.log")" \
 	    1999999999/1999999999 "as root, the proxy runs as its own unprivileged uid"
 fi
-ok_eq "$(stat -c %a "$T/state/egress")" 700 "the proxy's log dir is 0700"
+is "$(stat -c %a "$T/state/egress")" 700 "the proxy's log dir is 0700"
 
 # Plain HTTP, enabled for a second job.
 mkfifo "$T/b.in"
@@ -175,21 +175,21 @@ exec 9> "$T/b.in"
 wait_line "$T/b.out" '^port ' || { echo "Bail out! front b"; exit 99; }
 PB=$(sed -n 's/^port //p' "$T/b.out")
 body=$(curl -s --max-time 20 --proxy "http://127.0.0.1:$PB" http://plain.test/index.html)
-ok_eq "$body" "plain-page-$$" "plain GET served when enabled"
-ok_eq "$(req "$PB" "GET http://plain.test:8080/ HTTP/1.1\r\n\r\n")" 403 "plain GET to another port refused"
-ok_eq "$(req "$PB" "GET http://other.test/ HTTP/1.1\r\n\r\n")" 403 "plain GET to a name off the list refused"
-ok_eq "$(req "$PB" "GET http://plain.test/ HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello")" 400 "a GET with a body refused"
-ok_eq "$(req "$PB" "GET http://user@plain.test/ HTTP/1.1\r\n\r\n")" 403 "userinfo in the URL refused"
-ok_eq "$(req "$PB" "CONNECT allowed.test:443 HTTP/1.1\r\n\r\n")" 403 "the second job's list is its own"
+is "$body" "plain-page-$$" "plain GET served when enabled"
+is "$(req "$PB" "GET http://plain.test:8080/ HTTP/1.1\r\n\r\n")" 403 "plain GET to another port refused"
+is "$(req "$PB" "GET http://other.test/ HTTP/1.1\r\n\r\n")" 403 "plain GET to a name off the list refused"
+is "$(req "$PB" "GET http://plain.test/ HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello")" 400 "a GET with a body refused"
+is "$(req "$PB" "GET http://user@plain.test/ HTTP/1.1\r\n\r\n")" 403 "userinfo in the URL refused"
+is "$(req "$PB" "CONNECT allowed.test:443 HTTP/1.1\r\n\r\n")" 403 "the second job's list is its own"
 echo log >&9
 wait_line "$T/b.out" '^count ' || true
-ok_lacks "$(cat "$T/b.out")" '"job":"job-a"' "a job's denials are not shown for another job"
+lacks "$(cat "$T/b.out")" '"job":"job-a"' "a job's denials are not shown for another job"
 exec 9>&-
 # Both fronts stop on EOF; their output holds any sanitizer report.
 i=0
 while [ $i -lt 100 ] && ! grep -q '^count' "$T/b.out"; do i=$((i+1)); sleep 0.1; done
 "$PY" -c 'import time; time.sleep(0.5)'
-ok_lacks "$(cat "$T/a.out" "$T/b.out")" "Sanitizer" "no sanitizer report from the runner side or the proxy"
-ok_lacks "$(cat "$T/a.out" "$T/b.out")" "runtime error" "no undefined behaviour reported"
+lacks "$(cat "$T/a.out" "$T/b.out")" "Sanitizer" "no sanitizer report from the runner side or the proxy"
+lacks "$(cat "$T/a.out" "$T/b.out")" "runtime error" "no undefined behaviour reported"
 
 done_testing

@@ -34,28 +34,28 @@ run_job -N allow -S "$T/state" -A allowed.test \
 	env | grep -i proxy | sort | tr "\n" " "; echo
 	ls /proc/self/fd | tr "\n" " "'
 out=$(jget stdout)
-ok_has "$out" "ALLOWED 200" "allow: curl reaches an allowed name over TLS through the proxy"
-ok_has "$out" "DENIED 403" "allow: a denied name gets 403 from the proxy"
-ok_has "$out" "NOPROXY-FAILED" "allow: curl --noproxy '*' to the allowed name fails"
-ok_has "$out" "NOPROXY-IP-FAILED" "allow: curl --noproxy '*' to an IP fails"
-ok_has "$(jget stderr)" "Could not resolve host: allowed.test" "allow: without the proxy there is no DNS"
-ok_has "$out" "HTTPS_PROXY=http://127.0.0.1:3128 HTTP_PROXY=http://127.0.0.1:3128 NO_PROXY= " \
+has "$out" "ALLOWED 200" "allow: curl reaches an allowed name over TLS through the proxy"
+has "$out" "DENIED 403" "allow: a denied name gets 403 from the proxy"
+has "$out" "NOPROXY-FAILED" "allow: curl --noproxy '*' to the allowed name fails"
+has "$out" "NOPROXY-IP-FAILED" "allow: curl --noproxy '*' to an IP fails"
+has "$(jget stderr)" "Could not resolve host: allowed.test" "allow: without the proxy there is no DNS"
+has "$out" "HTTPS_PROXY=http://127.0.0.1:3128 HTTP_PROXY=http://127.0.0.1:3128 NO_PROXY= " \
     "allow: the proxy variables are set, NO_PROXY empty"
-ok_has "$out" "0 1 2 3 " "allow: ls sees only its own fds (0-2 and its dir)"
-ok_lacks "$out" " 4 " "allow: the egress socket does not reach the job"
-ok_has "$(jget enforced)" "network: allow list through the runner's egress proxy" \
+has "$out" "0 1 2 3 " "allow: ls sees only its own fds (0-2 and its dir)"
+lacks "$out" " 4 " "allow: the egress socket does not reach the job"
+has "$(jget enforced)" "network: allow list through the runner's egress proxy" \
     "allow: the enforced text says how"
 PREP=
 
 run_job -- /bin/sh -c 'env | grep -ci proxy; cat /proc/net/dev | grep -c :'
-ok_eq "$(jget stdout | tr '\n' ' ')" "0 1 " "none: no proxy variable, only lo"
+is "$(jget stdout | tr '\n' ' ')" "0 1 " "none: no proxy variable, only lo"
 
 run_job -N full -- /bin/sh -c 'grep -c : /proc/net/dev; test -s /etc/resolv.conf && echo RESOLV'
 [ "$(jget stdout | head -1)" -gt 1 ]; ok $? "full: the host's interfaces are visible"
-ok_has "$(jget stdout)" RESOLV "full: /etc/resolv.conf is there"
-ok_has "$(jget enforced)" "network: full" "full: the enforced text says so"
+has "$(jget stdout)" RESOLV "full: /etc/resolv.conf is there"
+has "$(jget enforced)" "network: full" "full: the enforced text says so"
 
 BACKEND=process run_job -N allow -S "$T/state" -A allowed.test -- /bin/sh -c 'env | grep -ci proxy'
-ok_eq "$(jget stdout)" 0 "process backend: no proxy variables (it isolates nothing)"
+is "$(jget stdout)" 0 "process backend: no proxy variables (it isolates nothing)"
 
 done_testing

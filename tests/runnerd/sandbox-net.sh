@@ -23,18 +23,18 @@ run_job -- /bin/sh -c "cat /proc/net/dev; ./probe connect 1.1.1.1 53;
     ./probe connect 127.0.0.1 $PORT; ./probe udp 8.8.8.8 53;
     getent hosts example.com || echo DNS-FAILED; cat /proc/net/route"
 out=$(jget stdout)
-ok_eq "$(printf %s "$out" | awk -F: '/^ *[^ ]+: *[0-9]/ {gsub(/ /, "", $1); print $1}')" \
+is "$(printf %s "$out" | awk -F: '/^ *[^ ]+: *[0-9]/ {gsub(/ /, "", $1); print $1}')" \
     lo "only lo in /proc/net/dev"
-ok_has "$out" "connect: failed: Network is unreachable" "connect to 1.1.1.1:53 fails"
-ok_has "$out" "connect: failed: Connection refused" "the host's 127.0.0.1 port is not reachable"
-ok_has "$out" "sendto: failed: Network is unreachable" "UDP to 8.8.8.8:53 fails"
-ok_has "$out" "DNS-FAILED" "DNS fails"
-ok_eq "$(printf %s "$out" | grep -c '^lo\|^eth\|^en')" 0 "no route"
+has "$out" "connect: failed: Network is unreachable" "connect to 1.1.1.1:53 fails"
+has "$out" "connect: failed: Connection refused" "the host's 127.0.0.1 port is not reachable"
+has "$out" "sendto: failed: Network is unreachable" "UDP to 8.8.8.8:53 fails"
+has "$out" "DNS-FAILED" "DNS fails"
+is "$(printf %s "$out" | grep -c '^lo\|^eth\|^en')" 0 "no route"
 
 run_job -- python3 -c 'import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 c = socket.create_connection(s.getsockname()); a, _ = s.accept()
 c.sendall(b"ping"); print(a.recv(4).decode())'
-ok_eq "$(jget stdout)" "ping" "loopback is up inside"
+is "$(jget stdout)" "ping" "loopback is up inside"
 
 done_testing

@@ -7,12 +7,12 @@ need_local
 run_job -- /bin/sh -c 'cat /proc/self/status; id -u'
 st=$(jget stdout)
 for c in CapInh CapPrm CapEff CapBnd CapAmb; do
-	ok_eq "$(printf %s "$st" | awk -v k="$c:" '$1 == k {print $2}')" \
+	is "$(printf %s "$st" | awk -v k="$c:" '$1 == k {print $2}')" \
 	    0000000000000000 "$c all zero"
 done
-ok_eq "$(printf %s "$st" | awk '$1 == "NoNewPrivs:" {print $2}')" 1 "NoNewPrivs 1"
-ok_eq "$(printf %s "$st" | awk '$1 == "Seccomp:" {print $2}')" 2 "Seccomp 2 (filter)"
-ok_eq "$(printf %s "$st" | tail -1)" 1000 "the job runs as uid 1000 inside, not 0"
+is "$(printf %s "$st" | awk '$1 == "NoNewPrivs:" {print $2}')" 1 "NoNewPrivs 1"
+is "$(printf %s "$st" | awk '$1 == "Seccomp:" {print $2}')" 2 "Seccomp 2 (filter)"
+is "$(printf %s "$st" | tail -1)" 1000 "the job runs as uid 1000 inside, not 0"
 
 # A host-side view of the job's uid: the owner of a file it creates.
 run_job -- ./probe write /work/owner
@@ -21,40 +21,40 @@ u=$(stat -c %u "$WS/owner" 2>/dev/null || echo missing)
 
 # The i386 ABI: `int $0x80` from a 64-bit program must be killed.
 run_job -- ./probe int80
-ok_eq "$(jget signal)" 31 "a 32-bit syscall kills the process (SIGSYS)"
-ok_lacks "$(jget stdout)" "returned" "nothing runs after the 32-bit syscall"
+is "$(jget signal)" 31 "a 32-bit syscall kills the process (SIGSYS)"
+lacks "$(jget stdout)" "returned" "nothing runs after the 32-bit syscall"
 "$PROBE" int80 | grep -q returned; ok $? "int 0x80 works outside the sandbox (test can fail)"
 
 if [ "$(uname -m)" = x86_64 ]; then
 	run_job -- ./probe x32
-	ok_eq "$(jget signal)" 31 "an x32 syscall kills the process (SIGSYS)"
-	ok_lacks "$(jget stdout)" "returned" "nothing runs after the x32 syscall"
+	is "$(jget signal)" 31 "an x32 syscall kills the process (SIGSYS)"
+	lacks "$(jget stdout)" "returned" "nothing runs after the x32 syscall"
 fi
 run_job -- ./probe newsys
-ok_has "$(jget stdout)" "syscall 451: Function not implemented" \
+has "$(jget stdout)" "syscall 451: Function not implemented" \
     "a syscall newer than the filter gets ENOSYS"
 "$PROBE" newsys | grep -q "not implemented"
 [ $? -ne 0 ]; ok $? "syscall 451 exists outside (test can fail)"
 run_job -- ./probe ptrace
-ok_has "$(jget stdout)" "ptrace: failed: Operation not permitted" "ptrace is denied"
+has "$(jget stdout)" "ptrace: failed: Operation not permitted" "ptrace is denied"
 "$PROBE" ptrace | grep -q "ptrace: ok"; ok $? "ptrace works outside (test can fail)"
 
 run_job -- ./probe tiocsti
-ok_has "$(jget stdout)" "Operation not permitted" "TIOCSTI gives EPERM"
+has "$(jget stdout)" "Operation not permitted" "TIOCSTI gives EPERM"
 "$PROBE" tiocsti </dev/null | grep -q "not permitted"
 [ $? -ne 0 ]; ok $? "TIOCSTI on /dev/null outside is not EPERM (test can fail)"
 
 run_job -- ./probe userns
-ok_has "$(jget stdout)" "unshare: failed: Operation not permitted" \
+has "$(jget stdout)" "unshare: failed: Operation not permitted" \
     "unshare(CLONE_NEWUSER) fails"
 run_job -- /bin/sh -c 'unshare -U true; echo rc=$?'
-ok_has "$(jget stdout)" "rc=1" "unshare(1) cannot make a user namespace"
+has "$(jget stdout)" "rc=1" "unshare(1) cannot make a user namespace"
 run_job -- /bin/sh -c 'mount -t tmpfs none /tmp 2>&1; echo rc=$?'
-ok_lacks "$(jget stdout)" "rc=0" "mount fails"
+lacks "$(jget stdout)" "rc=0" "mount fails"
 
 # The shim: pid 1 cannot be read or signalled away from the job.
 run_job -- /bin/sh -c 'ls /proc/1/fd 2>&1; kill -9 1; echo alive'
-ok_has "$(jget stdout)" "alive" "the job cannot kill its init"
-ok_lacks "$(jget stdout)" "pipe:" "the job cannot list its init's fds"
+has "$(jget stdout)" "alive" "the job cannot kill its init"
+lacks "$(jget stdout)" "pipe:" "the job cannot list its init's fds"
 
 done_testing

@@ -52,14 +52,14 @@ NET="net_only_lo net_no_route direct_ip direct_domain dns host_loopback"
 
 MODE=none
 vrun none
-ok_eq "$RCV" 0 "none: verify exits 0 (no FAIL)"
+is "$RCV" 0 "none: verify exits 0 (no FAIL)"
 expect PASS $COMMON $NET proxy_absent
 expect SKIP proxy_bypass
-ok_lacks "$OUTV" "FAIL" "none: no FAIL line"
+lacks "$OUTV" "FAIL" "none: no FAIL line"
 
 MODE=allow
 vrun allow -A allowed.test,.example.org -H "allowed.test=+127.0.0.1:$SPORT"
-ok_eq "$RCV" 0 "allow: verify exits 0 (no FAIL)"
+is "$RCV" 0 "allow: verify exits 0 (no FAIL)"
 expect PASS $COMMON $NET proxy_env proxy_allowed proxy_denied \
     proxy_ip_literal proxy_metadata proxy_bypass
 report=$(printf '%s\n' "$OUTV" | sed -n 's/^report //p')
@@ -69,19 +69,19 @@ assert r["fail"] == 0 and r["network"] == "allow" and r["sandbox"] == "local"
 assert all(set(p) == {"name", "result", "reason"} for p in r["probes"])
 assert len(r["probes"]) == r["pass"] + r["skip"]'
 ok $? "allow: the report JSON has every probe with name, result, reason"
-ok_lacks "$report" "$T" "the report names no host path"
-ok_has "$(cat "$T/state/egress/denied.log")" '"job":"verify"' \
+lacks "$report" "$T" "the report names no host path"
+has "$(cat "$T/state/egress/denied.log")" '"job":"verify"' \
     "verify's refused attempts are in denied.log"
 
 MODE=offline
 vrun allow -A offline.test -H "offline.test=+127.0.0.1:1"
-ok_eq "$RCV" 0 "offline: verify exits 0"
+is "$RCV" 0 "offline: verify exits 0"
 expect SKIP proxy_allowed
 expect PASS proxy_denied proxy_ip_literal proxy_metadata proxy_bypass
 
 MODE=full
 vrun full
-ok_eq "$RCV" 0 "full: verify exits 0"
+is "$RCV" 0 "full: verify exits 0"
 expect SKIP $NET proxy_bypass
 expect PASS $COMMON
 
@@ -97,21 +97,21 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 	RCV=$?
 	ALLOUT="$ALLOUT$OUTV"
 	MODE=user
-	ok_eq "$RCV" 0 "user: verify exits 0 as an unprivileged runner"
+	is "$RCV" 0 "user: verify exits 0 as an unprivileged runner"
 	expect PASS $COMMON $NET proxy_allowed proxy_denied proxy_ip_literal \
 	    proxy_metadata proxy_bypass
-	ok_eq "$(stat -c %U "$T/ustate/egress/denied.log")" nobody \
+	is "$(stat -c %U "$T/ustate/egress/denied.log")" nobody \
 	    "user: the proxy's log belongs to the runner's user"
 else
-	echo "ok $((n = n + 1)) # SKIP not root or no setpriv: no unprivileged run"
+	skip "an unprivileged runner" "not root or no setpriv: no unprivileged run"
 fi
 
-ok_eq "$(ls "$T/work" | wc -l)/$(ls "$T/state" | grep -c canary)" 0/0 \
+is "$(ls "$T/work" | wc -l)/$(ls "$T/state" | grep -c canary)" 0/0 \
     "verify leaves no folder and no canary behind"
-ok_eq "$(ls -a "$HOME" 2>/dev/null | grep -c airlox-verify-canary)" 0 \
+is "$(ls -a "$HOME" 2>/dev/null | grep -c airlox-verify-canary)" 0 \
     "no canary left in the home folder"
 
-ok_lacks "$ALLOUT" "Sanitizer" "no sanitizer report from verify or the proxy"
-ok_lacks "$ALLOUT" "runtime error" "no undefined behaviour reported"
+lacks "$ALLOUT" "Sanitizer" "no sanitizer report from verify or the proxy"
+lacks "$ALLOUT" "runtime error" "no undefined behaviour reported"
 
 done_testing
