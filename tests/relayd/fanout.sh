@@ -106,7 +106,10 @@ try:
         if not d:
             break
         got += d
-    print("delay %.3f" % (time.monotonic() - t0) if got else "closed")
+    if b"event: item" in got:
+        print("delay %.3f" % (time.monotonic() - t0))
+    else:
+        print("closed before the item")
 except socket.timeout:
     print("no item in 8 s")
 stop[0] = True
