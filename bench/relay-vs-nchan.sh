@@ -14,7 +14,8 @@
 #     TLS for ours).
 # Prints figures and ratios (ours/nchan), and for the publish phase the
 # server's CPU time per item (from /proc/PID/stat, all threads; nginx: its
-# worker), which a busy machine disturbs far less than the rate; no
+# worker; ours also by thread name: the loop, alx-verify, alx-store),
+# which a busy machine disturbs far less than the rate; no
 # pass/fail. A publish run whose subscribers did not all get every item
 # (one dropped as a slow reader, say) prints "void" for its rate: fewer
 # readers is a lighter load.
@@ -82,6 +83,21 @@ val() {	# val KEY LINE: the value of KEY=... in LINE
 }
 cpu_ticks() {	# cpu_ticks PID: user + system clock ticks of the process
 	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+thread_ticks() {	# thread_ticks PID: "tid name user+system ticks" per thread
+	for tt in /proc/"$1"/task/*; do
+		printf '%s %s %s\n' "${tt##*/}" "$(cat "$tt/comm")" \
+		    "$(awk '{ print $14 + $15 }' "$tt/stat")"
+	done
+}
+# threads_per_item FILE0 FILE1 ITEMS: microseconds per item by thread name
+# (the relay names its threads: airlox-relayd is the event loop)
+threads_per_item() {
+	awk -v n="$3" -v hz="$(getconf CLK_TCK)" '
+	    FNR == NR { t0[$1] = $3; next }
+	    { d[$2] += $3 - t0[$1] }
+	    END { for (k in d) printf "%s%s=%.0f", s++ ? "," : "", k,
+		d[k] * 1e6 / hz / n }' "$1" "$2"
 }
 cpu_per_item() {	# cpu_per_item TICKS0 TICKS1 ITEMS: microseconds
 	awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" \
@@ -178,6 +194,7 @@ if [ -n "$PERF" ]; then
 fi
 c0=$(cpu_ticks "$RPID")
 h0=$(cpu_ticks "$HPID")
+thread_ticks "$RPID" >"$T/threads0"
 ours_pub=$("$T/alx-post" signed "$T/s1.$SENDERS" "$ADDR" "$ITEMS" "$SIZE" \
     $names 2>"$T/post.err")
 sleep 1
@@ -186,12 +203,15 @@ if [ -n "$PERF" ]; then
 	wait "$PERFPID"
 fi
 ours_cpu=$(cpu_per_item "$c0" "$(cpu_ticks "$RPID")" $((SENDERS * ITEMS)))
+thread_ticks "$RPID" >"$T/threads1"
+ours_thr=$(threads_per_item "$T/threads0" "$T/threads1" $((SENDERS * ITEMS)))
 ours_scpu=$(cpu_per_item "$h0" "$(cpu_ticks "$HPID")" $((SENDERS * ITEMS)))
 kill -TERM "$HPID"
 wait "$HPID"
 ours_ev=$(cat "$T/hold.out")
 sed -n '1s/^alx-post: /# /p' "$T/post.err"
 echo "$ours_pub subscribers_$ours_ev cpu_us_per_item=$ours_cpu" \
+    "threads_us_per_item=$ours_thr" \
     "subscribers_cpu_us_per_item=$ours_scpu" >"$T/pub.ours.$SENDERS"
 echo "airlox, $SENDERS publishers: $(cat "$T/pub.ours.$SENDERS")"
 }
@@ -384,6 +404,7 @@ for n in $PUBLISHERS; do
 	echo "  server CPU per published item (us, all threads; the machine's" \
 	    "load does not change it much): airlox $a, nchan $b," \
 	    "ratio $(ratio "$a" "$b")"
+	echo "  airlox by thread (us per item): $(val threads_us_per_item "$o")"
 done
 fi
 if has fanout; then

@@ -1,28 +1,38 @@
 /*
  * alx_crypto.c: the cryptographic primitives of airlox (airlox/crypto.h).
  *
- * Ed25519, X25519, SHA-2 and HMAC come from libsodium, AES-256-GCM from
+ * Ed25519, X25519, SHA-512 and HMAC come from libsodium, AES-256-GCM from
  * OpenSSL EVP, HKDF-SHA-256 (RFC 5869) is built here over libsodium's HMAC.
+ * SHA-256 comes from OpenSSL's SHA256_* functions: they use the CPU's SHA
+ * extensions where it has them (about 3x libsodium's portable code here,
+ * and SHA-256 runs over every chunk, tree file and item), and unlike EVP
+ * they keep their state in the caller's context, so alx_sha256_ctx needs
+ * no allocation and no free. OpenSSL 3 marks them deprecated, not removed;
+ * OPENSSL_SUPPRESS_DEPRECATED says we use them on purpose.
  * Every temporary that held secret material is wiped before returning.
  */
+#define OPENSSL_SUPPRESS_DEPRECATED
+
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/evp.h>
+#include <openssl/sha.h>
 #include <sodium.h>
 
 #include "airlox/err.h"
 #include "airlox/b64.h"
 #include "airlox/crypto.h"
 
-/* The opaque SHA-256 context must hold libsodium's state. */
-_Static_assert(sizeof(crypto_hash_sha256_state) <=
+/* The opaque SHA-256 context must hold OpenSSL's state. */
+_Static_assert(sizeof(SHA256_CTX) <=
     sizeof(((struct alx_sha256_ctx *)0)->opaque),
-    "alx_sha256_ctx too small for crypto_hash_sha256_state");
-_Static_assert(_Alignof(crypto_hash_sha256_state) <= 16,
-    "alx_sha256_ctx alignment too small for crypto_hash_sha256_state");
+    "alx_sha256_ctx too small for SHA256_CTX");
+_Static_assert(_Alignof(SHA256_CTX) <= 16,
+    "alx_sha256_ctx alignment too small for SHA256_CTX");
+_Static_assert(ALX_HASH_LEN == SHA256_DIGEST_LENGTH, "sha256 length");
 
 /* Our sizes are libsodium's. */
 _Static_assert(ALX_SIGN_PK_LEN == crypto_sign_PUBLICKEYBYTES, "sign pk");
@@ -94,7 +104,7 @@ alx_ct_eq(const void *a, const void *b, size_t n)
 void
 alx_sha256(uint8_t out[ALX_HASH_LEN], const void *in, size_t len)
 {
-	crypto_hash_sha256(out, in, len);
+	SHA256(in, len, out);
 }
 
 void
@@ -103,30 +113,30 @@ alx_sha512(uint8_t out[ALX_HASH512_LEN], const void *in, size_t len)
 	crypto_hash_sha512(out, in, len);
 }
 
-static crypto_hash_sha256_state *
+static SHA256_CTX *
 alx_sha256_state(struct alx_sha256_ctx *ctx)
 {
-	return (crypto_hash_sha256_state *)(void *)ctx->opaque;
+	return (SHA256_CTX *)(void *)ctx->opaque;
 }
 
 void
 alx_sha256_init(struct alx_sha256_ctx *ctx)
 {
 	sodium_memzero(ctx, sizeof(*ctx));
-	crypto_hash_sha256_init(alx_sha256_state(ctx));
+	SHA256_Init(alx_sha256_state(ctx));
 }
 
 void
 alx_sha256_update(struct alx_sha256_ctx *ctx, const void *in, size_t len)
 {
 	if (len != 0)
-		crypto_hash_sha256_update(alx_sha256_state(ctx), in, len);
+		SHA256_Update(alx_sha256_state(ctx), in, len);
 }
 
 void
 alx_sha256_final(struct alx_sha256_ctx *ctx, uint8_t out[ALX_HASH_LEN])
 {
-	crypto_hash_sha256_final(alx_sha256_state(ctx), out);
+	SHA256_Final(out, alx_sha256_state(ctx));
 	sodium_memzero(ctx, sizeof(*ctx));
 }
 

@@ -639,6 +639,7 @@ relay_store_start(struct relay_store *st, struct event_base *base)
 		return ALX_ERR_NOMEM;
 	if (pthread_create(&st->thread, NULL, relay_store_writer, st) != 0)
 		return ALX_ERR_IO;
+	pthread_setname_np(st->thread, "alx-store");	/* for top -H, ps -L */
 	st->started = 1;
 	return 0;
 }

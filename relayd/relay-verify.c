@@ -136,6 +136,7 @@ relay_verify_start(struct event_base *base, unsigned nthreads)
 		if (pthread_create(&relay_vp.threads[i], NULL,
 		    relay_verify_worker, NULL) != 0)
 			break;
+		pthread_setname_np(relay_vp.threads[i], "alx-verify");
 		relay_vp.nthreads++;
 	}
 	return relay_vp.nthreads > 0 ? 0 : ALX_ERR_IO;

@@ -1,11 +1,15 @@
 #!/bin/sh
 # health.sh: health, live and ready over plain HTTP; JSON errors for unknown
-# paths and methods; a bad path; curl as the outside client.
+# paths and methods; a bad path; curl as the outside client; the relay's
+# threads carry names (for top -H and ps -L).
 . "${top_srcdir:-.}/tests/relayd/lib.sh"
 need curl
 
-start_relay --plain-http
+start_relay --plain-http --verify-threads 3
 ok $? "relay starts on plain HTTP and answers health"
+is "$(cat /proc/"$RELAY_PID"/task/*/comm | sort | uniq -c | awk '{ printf "%s%s=%s", s, $2, $1; s = " " }')" \
+    "airlox-relayd=1 alx-store=1 alx-verify=3" \
+    "its threads are named: the loop, the store's writer, 3 verify workers"
 like "$(cat "$T/relay.log")" "warning: serving plain HTTP" \
     "plain HTTP is announced with a warning"
 like "$(cat "$T/relay.log")" "listening on 127\.0\.0\.1:[1-9][0-9]*" \

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "airlox/err.h"
 #include "airlox/b64.h"
 #include "airlox/crypto.h"
@@ -116,6 +118,43 @@ test_hash(void)
 	}
 	ok(i == strlen(m448) + 1, "streaming SHA-256 at every split point");
 	ok(all_zero(&ctx, sizeof(ctx)), "sha256_final wipes the context");
+}
+
+/*
+ * SHA-256 comes from OpenSSL (with the CPU's SHA extensions where there
+ * are any); it must agree with an independent implementation, libsodium's,
+ * at every length around the 64-byte block and its padding, and over 1 MiB
+ * fed in uneven pieces.
+ */
+static void
+test_hash_differential(void)
+{
+	struct alx_sha256_ctx	 ctx;
+	uint8_t			*buf, a[32], b[32];
+	size_t			 len, off, step, bad = 0;
+	const size_t		 big = 1024 * 1024;
+
+	if ((buf = malloc(big)) == NULL) {
+		ok(0, "malloc");
+		return;
+	}
+	randombytes_buf(buf, big);
+	for (len = 0; len <= 1100; len++) {
+		alx_sha256(a, buf, len);
+		crypto_hash_sha256(b, buf, len);
+		if (memcmp(a, b, 32) != 0)
+			bad++;
+	}
+	ok(bad == 0, "SHA-256 agrees with libsodium at every length 0-1100");
+	alx_sha256_init(&ctx);
+	for (off = 0, step = 1; off < big; off += step, step = step * 7 % 9973)
+		alx_sha256_update(&ctx, buf + off,
+		    step < big - off ? step : big - off);
+	alx_sha256_final(&ctx, a);
+	crypto_hash_sha256(b, buf, big);
+	ok(memcmp(a, b, 32) == 0,
+	    "streaming SHA-256 of 1 MiB in uneven pieces agrees with libsodium");
+	free(buf);
 }
 
 static void
@@ -638,6 +677,7 @@ main(void)
 		return 1;
 	}
 	test_hash();
+	test_hash_differential();
 	test_hmac();
 	test_hkdf();
 	test_ed25519_vectors();
