@@ -21,7 +21,7 @@
 # readers is a lighter load.
 #
 #	bench/relay-vs-nchan.sh [BUILDDIR]
-# Environment: PUBLISHERS ("8 32"), TOTAL items per publish run (24000),
+# Environment: PUBLISHERS ("8 32 128"), TOTAL items per publish run (24000),
 # SIZE (1024),
 # SUBS (10), FANOUT (1000), ROUNDS (20), IDLE (10000), IDLE_TLS (10000;
 # ours only, 0 skips it), PHASES ("publish fanout idle": the phases to run),
@@ -31,7 +31,7 @@
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:-/work/build-bench}
-PUBLISHERS=${PUBLISHERS:-8 32}
+PUBLISHERS=${PUBLISHERS:-8 32 128}
 TOTAL=${TOTAL:-24000}
 SENDERS=8
 SIZE=${SIZE:-1024}
@@ -111,6 +111,13 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 == a && b + 0 == b && b > 0)
 	    printf "%.2f", a / b; else printf "n/a" }'
 }
+# best RATE@N RATE N: the higher of the two rates, with its load
+best() {
+	awk -v cur="$1" -v r="$2" -v n="$3" 'BEGIN {
+	    split(cur, c, "@");
+	    if (r + 0 == r && (cur == "" || r + 0 > c[1] + 0)) print r "@" n;
+	    else print cur }'
+}
 # whole_rate LINE N: the rate of a publish run with N publishers, or
 # "void" when its subscribers did not all get every item (one was dropped
 # as a slow reader, say): such a rate is not the same load.
@@ -133,7 +140,8 @@ start_relayd() {	# start_relayd DATADIR
 	rm -f "$T/port"
 	"$RELAYD" --listen 127.0.0.1:0 --port-file "$T/port" --plain-http \
 	    --data "$1" --rate-limit 1000000 --max-connections 19000 \
-	    --max-connections-per-address 19000 --heartbeat 1h --timeout 1h \
+	    --max-connections-per-address 19000 --max-participants 1000 \
+	    --heartbeat 1h --timeout 1h \
 	    --log-level warn $RELAY_ARGS >>"$T/relay.log" 2>&1 &
 	RPID=$!
 	PIDS="$PIDS $RPID"
@@ -265,7 +273,8 @@ if [ "$IDLE_TLS" -gt 0 ] && command -v openssl >/dev/null; then
 	"$RELAYD" --listen 127.0.0.1:0 --port-file "$T/port" \
 	    --cert "$T/cert.pem" --key "$T/key.pem" --data "$T/data4" \
 	    --rate-limit 1000000 --max-connections 19000 \
-	    --max-connections-per-address 19000 --heartbeat 1h --timeout 1h \
+	    --max-connections-per-address 19000 --max-participants 1000 \
+	    --heartbeat 1h --timeout 1h \
 	    --log-level warn >>"$T/relay.log" 2>&1 &
 	RPID=$!
 	PIDS="$PIDS $RPID"
@@ -405,7 +414,13 @@ for n in $PUBLISHERS; do
 	    "load does not change it much): airlox $a, nchan $b," \
 	    "ratio $(ratio "$a" "$b")"
 	echo "  airlox by thread (us per item): $(val threads_us_per_item "$o")"
+	best_o=$(best "${best_o:-}" "$(whole_rate "$o" "$n")" "$n")
+	best_c=$(best "${best_c:-}" "$(whole_rate "$c" "$n")" "$n")
 done
+echo "publish rate, each server's best over these loads (items/s):" \
+    "airlox ${best_o%%@*} (${best_o#*@} publishers)," \
+    "nchan ${best_c%%@*} (${best_c#*@} publishers)," \
+    "ratio $(ratio "${best_o%%@*}" "${best_c%%@*}")"
 fi
 if has fanout; then
 a=$(val p50_ms "$ours_fan")
