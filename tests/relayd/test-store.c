@@ -309,6 +309,119 @@ file_size(const char *dir, off_t *allocated)
 	return sb.st_size;
 }
 
+/* One write at a time (each its own batch), the file size seen after each. */
+struct seq_state {
+	struct relay_store	*st;
+	struct event_base	*base;
+	const char		*dir;
+	uint8_t			*val;
+	size_t			 len;
+	int			 i, n, errors;
+	off_t			 last, max_step;
+};
+
+static int
+seq_submit(struct seq_state *ss);
+
+static void
+seq_done(struct relay_wop *op, void *arg)
+{
+	struct seq_state	*ss = arg;
+	off_t			 size;
+
+	if (op->result != 0)
+		ss->errors++;
+	relay_wop_free(op);
+	if ((size = file_size(ss->dir, NULL)) - ss->last > ss->max_step)
+		ss->max_step = size - ss->last;
+	ss->last = size;
+	if (++ss->i == ss->n || seq_submit(ss) != 0)
+		event_base_loopbreak(ss->base);
+}
+
+static int
+seq_submit(struct seq_state *ss)
+{
+	struct relay_wop	*op;
+	uint8_t			 key[RELAY_SID_LEN + 16];
+
+	memset(key, 0x66, RELAY_SID_LEN);
+	snprintf((char *)key + RELAY_SID_LEN, 16, "q%05d", ss->i);
+	if ((op = relay_wop_new(seq_done, ss)) == NULL ||
+	    relay_wop_add(op, RELAY_W_APPEND_ITEM, RELAY_DB_ITEMS, key,
+	    RELAY_SID_LEN + 6, ss->val, ss->len) != 0)
+		return -1;
+	return relay_store_submit(ss->st, op);
+}
+
+/*
+ * Once the first 16 MiB are there, the zeros are topped up a step (1 MiB)
+ * at a time as LMDB uses them: 60 writes of 256 KB one after another use
+ * 15 MiB, and the file never grows by more than a few MiB from one write
+ * to the next (writing the lead back in one go, 12 MiB or more, paused
+ * every writer for tens of milliseconds); a small write after them adds
+ * no zeros.
+ */
+static void
+test_prepare_steps(void)
+{
+	char			 dir[] = "/tmp/alx-store-step-XXXXXX";
+	struct seq_state	 ss;
+	char			*cause = NULL;
+	off_t			 before;
+
+	memset(&ss, 0, sizeof(ss));
+	if (mkdtemp(dir) == NULL || relay_store_open(&ss.st, dir,
+	    256 * 1024 * 1024, &cause) != 0 ||
+	    (ss.base = event_base_new()) == NULL ||
+	    (ss.val = calloc(1, 256 * 1024)) == NULL ||
+	    relay_store_start(ss.st, ss.base) != 0) {
+		ok(0, "open a store for the top-up test");
+		return;
+	}
+	/*
+	 * A size seen in a write's callback may catch the top-up after that
+	 * write half done; the one after it has finished before the next
+	 * write commits. So: two small writes, then the first top-up is whole.
+	 */
+	ss.dir = dir;
+	ss.len = 1000;
+	ss.n = 2;
+	if (seq_submit(&ss) == 0)
+		event_base_dispatch(ss.base);
+	before = ss.last;
+	ok(before >= 16 * 1024 * 1024, "the first write: 16 MiB of zeros "
+	    "ahead (%lld bytes)", (long long)before);
+	ss.max_step = 0;
+	ss.len = 256 * 1024;
+	ss.n = 62;
+	if (seq_submit(&ss) == 0)
+		event_base_dispatch(ss.base);
+	is_int(ss.i, 62, "60 writes of 256 KB, one after another");
+	is_int(ss.errors, 0, "all committed");
+	ok(ss.last - before >= 14 * 1024 * 1024,
+	    "the zeros were topped up as they were used (%lld more bytes)",
+	    (long long)(ss.last - before));
+	ok(ss.max_step <= 4 * 1024 * 1024, "never more than a few MiB at "
+	    "once (at most %lld bytes between two writes)",
+	    (long long)ss.max_step);
+	ss.len = 1000;
+	ss.n = 63;
+	if (seq_submit(&ss) == 0)
+		event_base_dispatch(ss.base);
+	before = ss.last;		/* the last top-up is whole now */
+	ss.n = 64;
+	if (seq_submit(&ss) == 0)
+		event_base_dispatch(ss.base);
+	is_int((long long)(ss.last - before), 0,
+	    "small writes after a top-up add no zeros");
+	relay_store_drain(ss.st);
+	relay_store_close(ss.st);
+	event_base_free(ss.base);
+	free(ss.val);
+	rmtree(dir);
+}
+
 /*
  * The writer extends the data file with written zeros (allocated blocks,
  * not a hole) ahead of LMDB's last page; what was committed survives a
@@ -537,5 +650,6 @@ main(int argc, char **argv)
 	test_map_full();
 	test_queue();
 	test_prepare();
+	test_prepare_steps();
 	return tap_done();
 }
