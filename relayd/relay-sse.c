@@ -243,45 +243,69 @@ relay_sse_write(struct relay_sse *s, const char *data, size_t len)
 }
 
 /*
+ * The end of the line at p: the first CR or LF before end (or end), and in
+ * *tl the length of its terminator (CR LF is one). SSE readers end a line
+ * at any of the three, so the relay must too: a CR left inside a "data:"
+ * line would end it there, and what follows would be read as a field of
+ * its own, or a CR CR as the end of the event.
+ */
+static const char *
+relay_sse_eol(const char *p, const char *end, size_t *tl)
+{
+	const char	*lf, *cr;
+
+	lf = memchr(p, '\n', end - p);
+	cr = memchr(p, '\r', (lf != NULL ? lf : end) - p);
+	if (cr != NULL) {
+		*tl = cr + 1 < end && cr[1] == '\n' ? 2 : 1;
+		return cr;
+	}
+	*tl = lf != NULL ? 1 : 0;
+	return lf != NULL ? lf : end;
+}
+
+/*
  * One event as SSE text ("id:", "event:", one "data:" line per line of
  * data, a blank line) in *out (caller frees). Built once per event and
- * copied to each subscriber.
+ * copied to each subscriber. A reader joins the data lines with LF: a CR
+ * or CR LF in the data (JSON whitespace a client may have sent) reaches it
+ * as an LF, the same JSON.
  */
 int
 relay_sse_frame(uint64_t id, const char *event, const char *data,
     size_t len, char **out, size_t *outlen)
 {
-	struct evbuffer	*b;
 	const char	*p, *nl, *end = data + len;
-	size_t		 n;
-	int		 rc = 0;
+	char		 head[128], *w;
+	size_t		 n, tl;
+	int		 hl;
 
 	*out = NULL;
 	*outlen = 0;
-	if ((b = evbuffer_new()) == NULL)
-		return ALX_ERR_NOMEM;
-	evbuffer_add_printf(b, "id: %llu\nevent: %s\n", (unsigned long long)id,
-	    event);
-	/* A newline in data starts a new data: line. */
-	for (p = data; p < end; p = nl + 1) {
-		if ((nl = memchr(p, '\n', end - p)) == NULL)
-			nl = end;
-		evbuffer_add(b, "data: ", 6);
-		evbuffer_add(b, p, nl - p);
-		evbuffer_add(b, "\n", 1);
+	hl = snprintf(head, sizeof(head), "id: %llu\nevent: %s\n",
+	    (unsigned long long)id, event);
+	if (hl < 0 || (size_t)hl >= sizeof(head))
+		return ALX_ERR_INVALID;
+	/* A line break in data starts a new data: line: count, then copy. */
+	n = (size_t)hl + 1;
+	for (p = data; p < end; p = nl + tl) {
+		nl = relay_sse_eol(p, end, &tl);
+		n += 6 + (size_t)(nl - p) + 1;
 	}
-	evbuffer_add(b, "\n", 1);
-	n = evbuffer_get_length(b);
-	if ((*out = malloc(n)) == NULL)
-		rc = ALX_ERR_NOMEM;
-	else if (evbuffer_remove(b, *out, n) != (int)n) {
-		free(*out);
-		*out = NULL;
-		rc = ALX_ERR_NOMEM;
-	} else
-		*outlen = n;
-	evbuffer_free(b);
-	return rc;
+	if ((w = *out = malloc(n)) == NULL)
+		return ALX_ERR_NOMEM;
+	memcpy(w, head, (size_t)hl);
+	w += hl;
+	for (p = data; p < end; p = nl + tl) {
+		nl = relay_sse_eol(p, end, &tl);
+		memcpy(w, "data: ", 6);
+		memcpy(w + 6, p, (size_t)(nl - p));
+		w += 6 + (nl - p);
+		*w++ = '\n';
+	}
+	*w++ = '\n';
+	*outlen = n;
+	return 0;
 }
 
 /* Queue a built frame of event `id`; 0, or -1 when dropped. */

@@ -3,7 +3,9 @@
 # posts, then every item answered 201 is in the log byte for byte; a
 # subscriber that stops reading is dropped past --stream-buffer (and the
 # relay goes on); live events reach HTTP/1.1 (chunked) and HTTP/1.0
-# readers byte for byte; SIGTERM ends open streams cleanly and exits 0.
+# readers byte for byte; an item with CR and blank lines in it reaches an
+# SSE reader as one whole event; SIGTERM ends open streams cleanly and
+# exits 0.
 . "${top_srcdir:-.}/tests/relayd/lib.sh"
 need curl python3
 CLI=$top_builddir/tests/relayd/relay-cli
@@ -150,6 +152,57 @@ for p in $EXTRA_PIDS; do
 	kill "$p" 2>/dev/null
 	wait "$p" 2>/dev/null
 done
+EXTRA_PIDS=
+
+# An item with CR, CR LF, LF and CR CR between its members (JSON whitespace):
+# SSE readers end a line at CR, LF or CR LF, so each must start a new
+# "data:" line; left inside one, a CR would cut the event's data short, and
+# CR CR would end the event early. Read as a browser reads the stream: the
+# item's event parses to the item, and no other event comes.
+last=$(echo "$r" | sed 's/.*"cursor":\([0-9]*\).*/\1/')
+curl -sS -N --max-time 20 -H "Authorization: $auth" \
+    -H "Last-Event-ID: $last" "$URL/v1/sessions/$sid/stream" \
+    >"$T/crlf" 2>"$T/crlf.err" &
+EXTRA_PIDS=$!
+wait_for sh -c "curl -s '$URL/v1/health' | grep -q '\"streams\":1,'"
+"$CLI" item "$S" dave text
+python3 - "$S/item.json" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+for ws in ("\r", "\r\n", "\n\n", "\r\r"):
+    s = s.replace('","', '",' + ws + '"', 1)
+open(sys.argv[1], "w").write(s)
+PY
+r=$(http POST "/v1/sessions/$sid/items" --data-binary @"$S/item.json")
+like "$r" '^201 ' "an item with CR, CR LF and blank lines between its members"
+wait_for grep -q '"sig"' "$T/crlf"
+sleep 0.3
+got=$(python3 - "$T/crlf" "$S/item.json" <<'PY'
+import json, re, sys
+raw = open(sys.argv[1], newline="").read()
+events, ev, data = [], None, []
+for line in re.split(r"\r\n|\r|\n", raw):
+    if line == "":
+        if data:
+            events.append((ev or "message", "\n".join(data)))
+        ev, data = None, []
+    elif line.startswith("event:"):
+        ev = line[6:].strip()
+    elif line.startswith("data:"):
+        data.append(line[5:][1:] if line[5:6] == " " else line[5:])
+items = [d for e, d in events if e == "item"]
+other = [e for e, d in events if e != "item"]
+try:
+    ok = json.loads(items[-1])["data"] == json.loads(open(sys.argv[2]).read())
+except Exception as e:
+    ok = False
+print("same" if ok and not other and len(items) == 1 else
+      "differ: %d items, other events %r, %r" % (len(items), other, raw[-300:]))
+PY
+)
+is "$got" same "an SSE reader gets that item whole, as one event"
+kill $EXTRA_PIDS 2>/dev/null
+wait $EXTRA_PIDS 2>/dev/null
 EXTRA_PIDS=
 
 # SIGTERM with a stream open: it ends cleanly, exit 0.
