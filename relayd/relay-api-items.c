@@ -29,7 +29,6 @@ relay_member_record(struct relay_wop *op, const uint8_t sid[RELAY_SID_LEN],
 {
 	uint8_t	 key[RELAY_SID_LEN + ALX_FP_LEN], *val;
 	size_t	 len = 8 + ALX_HASH_LEN + m->cert.obj.raw_len;
-	int	 rc;
 
 	if ((val = malloc(len)) == NULL)
 		return ALX_ERR_NOMEM;
@@ -38,10 +37,8 @@ relay_member_record(struct relay_wop *op, const uint8_t sid[RELAY_SID_LEN],
 	memcpy(val + 8 + ALX_HASH_LEN, m->cert.obj.raw, m->cert.obj.raw_len);
 	memcpy(key, sid, RELAY_SID_LEN);
 	memcpy(key + RELAY_SID_LEN, m->fp, ALX_FP_LEN);
-	rc = relay_wop_add(op, kind, RELAY_DB_PARTICIPANTS, key, sizeof(key),
-	    val, len);
-	free(val);
-	return rc;
+	return relay_wop_add_take(op, kind, RELAY_DB_PARTICIPANTS, key,
+	    sizeof(key), val, len);
 }
 
 static int

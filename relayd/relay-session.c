@@ -441,7 +441,6 @@ relay_event_add(struct relay_wop *op, const uint8_t *sid,
 {
 	uint8_t	 key[RELAY_SID_LEN + ALX_ID_LEN], *val;
 	size_t	 tl = strlen(type);
-	int	 rc;
 
 	memcpy(key, sid, RELAY_SID_LEN);
 	if (id != NULL)
@@ -451,11 +450,9 @@ relay_event_add(struct relay_wop *op, const uint8_t *sid,
 	relay_be64(val, (uint64_t)time(NULL));	/* for retention by age */
 	memcpy(val + 8, type, tl + 1);
 	memcpy(val + 8 + tl + 1, data, len);
-	rc = relay_wop_add(op, RELAY_W_APPEND_ITEM, RELAY_DB_ITEMS, key,
+	return relay_wop_add_take(op, RELAY_W_APPEND_ITEM, RELAY_DB_ITEMS, key,
 	    RELAY_SID_LEN + (id != NULL ? ALX_ID_LEN : 0), val,
 	    8 + tl + 1 + len);
-	free(val);
-	return rc;
 }
 
 /* An event as JSON: {"cursor":N,"type":T,"data":D}. */

@@ -205,33 +205,52 @@ relay_wop_new(relay_wop_done_fn *done, void *arg)
 	return op;
 }
 
+/*
+ * A step whose value the operation takes over (malloc'd by the caller,
+ * freed with the operation, or here on failure): a built value needs no
+ * second copy.
+ */
 int
-relay_wop_add(struct relay_wop *op, int kind, int db, const void *key,
-    size_t keylen, const void *val, size_t vallen)
+relay_wop_add_take(struct relay_wop *op, int kind, int db, const void *key,
+    size_t keylen, uint8_t *val, size_t vallen)
 {
 	struct relay_wstep	*s;
 
 	if (op->nsteps >= RELAY_WOP_MAX_STEPS || db < 0 ||
-	    db >= RELAY_DB_COUNT || keylen == 0 || keylen > 511)
+	    db >= RELAY_DB_COUNT || keylen == 0 || keylen > 511) {
+		free(val);
 		return ALX_ERR_INVALID;
+	}
 	s = &op->steps[op->nsteps];
 	memset(s, 0, sizeof(*s));
-	if ((s->key = malloc(keylen)) == NULL)
+	if ((s->key = malloc(keylen)) == NULL) {
+		free(val);
 		return ALX_ERR_NOMEM;
+	}
 	memcpy(s->key, key, keylen);
 	s->keylen = keylen;
-	if (vallen > 0) {
-		if ((s->val = malloc(vallen)) == NULL) {
-			free(s->key);
-			return ALX_ERR_NOMEM;
-		}
-		memcpy(s->val, val, vallen);
-	}
+	s->val = vallen > 0 ? val : NULL;
+	if (vallen == 0)
+		free(val);
 	s->vallen = vallen;
 	s->kind = kind;
 	s->db = db;
 	op->nsteps++;
 	return 0;
+}
+
+int
+relay_wop_add(struct relay_wop *op, int kind, int db, const void *key,
+    size_t keylen, const void *val, size_t vallen)
+{
+	uint8_t	*copy = NULL;
+
+	if (vallen > 0) {
+		if ((copy = malloc(vallen)) == NULL)
+			return ALX_ERR_NOMEM;
+		memcpy(copy, val, vallen);
+	}
+	return relay_wop_add_take(op, kind, db, key, keylen, copy, vallen);
 }
 
 void

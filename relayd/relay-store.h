@@ -88,6 +88,8 @@ int	 relay_store_room(struct relay_store *, size_t);
 void	 relay_store_expect(struct relay_store *, int);
 
 struct relay_wop *relay_wop_new(relay_wop_done_fn *, void *);
+int	 relay_wop_add_take(struct relay_wop *, int kind, int db,
+	    const void *key, size_t keylen, uint8_t *val, size_t vallen);
 int	 relay_wop_add(struct relay_wop *, int kind, int db, const void *key,
 	    size_t keylen, const void *val, size_t vallen);
 void	 relay_wop_free(struct relay_wop *);
