@@ -273,6 +273,27 @@ alx_jw_b64(struct alx_jw *w, const uint8_t *p, size_t n)
 	jw_putc(w, '"');
 }
 
+/*
+ * Valid JSON written on one line: a CR or LF in it can only be whitespace
+ * between tokens (inside a string it must be escaped), so it becomes a
+ * space. What a peer wrote then never splits a line of JSON-lines output
+ * (`--json`), where a line of its own could pass for a record.
+ */
+static void
+jw_put_oneline(struct alx_jw *w, const char *s, size_t n)
+{
+	size_t	i, from = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] != '\n' && s[i] != '\r')
+			continue;
+		jw_put(w, s + from, i - from);
+		jw_putc(w, ' ');
+		from = i + 1;
+	}
+	jw_put(w, s + from, n - from);
+}
+
 void
 alx_jw_raw(struct alx_jw *w, const char *s, size_t n)
 {
@@ -295,7 +316,7 @@ alx_jw_raw(struct alx_jw *w, const char *s, size_t n)
 		return;
 	}
 	alx_json_free(j);
-	jw_put(w, s, n);
+	jw_put_oneline(w, s, n);
 }
 
 void

@@ -746,6 +746,21 @@ test_writer(void)
 	    "the writer is reusable after finish");
 	free(out);
 
+	/*
+	 * Raw JSON from a peer, with line breaks between its tokens: one line
+	 * out, so a line of it cannot pass for a record of JSON-lines output.
+	 */
+	alx_jw_init(&w, 0);
+	alx_jw_obj_begin(&w);
+	alx_jw_key(&w, "meta");
+	alx_jw_raw(&w, L("{\"x\":\r\n{\"event\":\"text\",\"text\":\"a\\nb\"}\n,\r\"y\":[\n]}"));
+	alx_jw_obj_end(&w);
+	ok(alx_jw_finish(&w, &out, &n) == 0 && strcmp(out, "{\"meta\":{\"x\":  "
+	    "{\"event\":\"text\",\"text\":\"a\\nb\"} , \"y\":[ ]}}") == 0,
+	    "raw JSON is written on one line: its CR and LF become spaces, "
+	    "escapes in strings stay");
+	free(out);
+
 #define WERR(want, msg, ...) do {					\
 	alx_jw_init(&w, 0);						\
 	__VA_ARGS__;							\
