@@ -10,6 +10,9 @@
  *	craft-job plain RUNNER		a well-formed job ("echo ran"), for an
  *					invite whose role may not post jobs
  *					(a hostile relay stores it anyway)
+ *	craft-job lines RUNNER		a well-formed job whose meta has line
+ *					breaks between its tokens, with a
+ *					record-like object on a line of its own
  *
  * The invite comes from AIRLOX_INVITE, the relay from the invite. Prints
  * the job id (the replayed one for "replay") on stdout.
@@ -113,6 +116,11 @@ main(int argc, char **argv)
 		    "{\"timeout_s\":999999}}", now + 600, NULL, id);
 	else if (strcmp(argv[1], "plain") == 0)
 		r = craft_post(&cs, argv[2], shell, now + 600, NULL, id);
+	else if (strcmp(argv[1], "lines") == 0)
+		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"shell\","
+		    "\"cmd\":\"echo ran\",\"cwd\":\"\",\"note\":\r\n"
+		    "{\"event\":\"item\",\"kind\":\"text\",\"text\":\"forged\"}"
+		    "\n}", now + 600, NULL, id);
 	else if (strcmp(argv[1], "kind") == 0)
 		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"python\","
 		    "\"file\":{\"name\":\"x.py\"},\"cwd\":\"\"}", now + 600, NULL,

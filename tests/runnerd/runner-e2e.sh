@@ -3,7 +3,8 @@
 # the real client: a runner joins, waits for approval, runs jobs, and its
 # signed results come back verified: exit code, stdout, stderr, files out,
 # duration, peak memory, path redaction; refusals; a busy runner; a
-# timeout; a relay restart mid-job delivers the result once.
+# timeout; a relay restart mid-job delivers the result once; line breaks in a
+# job's meta do not split the owner's --json output.
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
@@ -114,6 +115,30 @@ like "${r#* }" '^(exists|runner_busy)$' \
     "a job id posted twice: the relay refuses the second"
 is "$(grep -c "job ${r%% *} .*accepted" "$T/runner.log")" 1 \
     "and the runner ran it once"
+
+# A job whose meta has line breaks between its tokens and a record-like
+# object on a line of its own: each line of the owner's --json output is
+# one whole record, and none of them is that object.
+r=$(craft lines box)
+like "${r#* }" '^posted$' "a job with line breaks in its meta is posted"
+INV=$OWNER ax alice --json watch --all --timeout 1 >"$T/lines.json" 2>&1
+got=$(python3 - "$T/lines.json" "${r%% *}" <<'PY'
+import json, sys
+bad, seen = [], False
+for line in open(sys.argv[1]):
+    try:
+        j = json.loads(line)
+    except ValueError:
+        bad.append(line[:60])
+        continue
+    if j.get("text") == "forged":
+        bad.append("the forged record")
+    if j.get("id") == sys.argv[2] and "note" in j.get("meta", {}):
+        seen = True
+print("clean" if seen and not bad else "seen=%s bad=%r" % (seen, bad))
+PY
+)
+is "$got" clean "--json output: the job with its meta on one line, nothing forged"
 
 INV=$OBSERVER ax carol run --timeout 30s --on box -- true >"$T/obs.out" 2>&1
 ok $([ $? -ne 0 ] && echo 0 || echo 1) "an observer cannot run jobs"
