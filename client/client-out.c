@@ -164,7 +164,10 @@ out_vfail(int code, int err, const char *fmt, va_list ap)
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	fflush(stdout);
-	fprintf(stderr, "airlox: %s (%s)\n", msg, alx_errname(err));
+	/* A message may quote the relay's words: no escapes through it. */
+	fputs("airlox: ", stderr);
+	out_safe(stderr, msg, strlen(msg));
+	fprintf(stderr, " (%s)\n", alx_errname(err));
 	if (out_is_json) {
 		out_obj_begin(&jw);
 		alx_jw_kstr(&jw, "error", alx_errname(err));
@@ -209,7 +212,9 @@ out_usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "airlox: %s\n", msg);
+	fputs("airlox: ", stderr);
+	out_safe(stderr, msg, strlen(msg));
+	fputc('\n', stderr);
 	if (out_is_json) {
 		out_obj_begin(&jw);
 		alx_jw_kstr(&jw, "error", "usage");
@@ -220,18 +225,39 @@ out_usage(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/*
+ * Text from others, for a terminal: C0 controls but tab and newline, DEL,
+ * and C1 controls (U+0080 to U+009F, as UTF-8) become '?', so no escape
+ * sequence reaches the terminal. After each newline `indent` is printed
+ * (when not NULL): a message's lines then all start indented, and a line
+ * in it cannot pass for the header of another message.
+ */
 void
-out_safe(FILE *f, const char *s, size_t len)
+out_safe_indent(FILE *f, const char *s, size_t len, const char *indent)
 {
 	size_t	i;
 
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+		if (c == 0xc2 && i + 1 < len &&
+		    (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f) {
 			fputc('?', f);
-		else
+			i++;
+		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			fputc('?', f);
+		else {
 			fputc(c, f);
+			if (c == '\n' && indent != NULL)
+				fputs(indent, f);
+		}
 	}
+}
+
+void
+out_safe(FILE *f, const char *s, size_t len)
+{
+	out_safe_indent(f, s, len, NULL);
 }
 
 void

@@ -158,22 +158,23 @@ show_text(struct csession *cs, const struct alx_view_event *ev,
 	else if (strcmp(it->kind, "text") == 0 &&
 	    (s = show_str(sm, "text", ALX_META_MAX)) != NULL) {
 		printf("  ");
-		out_safe(stdout, s, strlen(s));
+		out_safe_indent(stdout, s, strlen(s), "  ");
 		printf("\n");
 		free(s);
 	} else if (strcmp(it->kind, "file") == 0) {
 		s = show_str(sm, "name", 1024);
 		t = show_str(sm, "type", 64);
 		printf("  file ");
-		out_safe(stdout, s ? s : "?", s ? strlen(s) : 1);
-		printf(" (%s, %lld bytes)%s%s\n", t ? t : "?",
-		    (long long)it->size, saved ? ", saved as " : "",
-		    saved ? saved : "");
+		out_safe_indent(stdout, s ? s : "?", s ? strlen(s) : 1, "  ");
+		printf(" (");
+		out_safe_indent(stdout, t ? t : "?", t ? strlen(t) : 1, "  ");
+		printf(", %lld bytes)%s%s\n", (long long)it->size,
+		    saved ? ", saved as " : "", saved ? saved : "");
 		free(s);
 		free(t);
 	} else if (sm->j != NULL) {
 		printf("  ");
-		out_safe(stdout, sm->raw, sm->len);
+		out_safe_indent(stdout, sm->raw, sm->len, "  ");
 		printf("\n");
 	}
 	fflush(stdout);
