@@ -127,7 +127,10 @@ int	 out_fail(int err, const char *, ...)
 int	 out_fail_code(int code, int err, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
 int	 out_usage(const char *, ...) __attribute__((format(printf, 1, 2)));
-/* Text safe for a terminal: control characters shown as '?'. */
+/*
+ * Text safe for a terminal: control characters shown as '?'; with an
+ * indent, printed after each newline (the lines of a message).
+ */
 void	 out_safe(FILE *, const char *, size_t);
 void	 out_safe_indent(FILE *, const char *, size_t, const char *);
 void	 out_time(char *, size_t, int64_t);

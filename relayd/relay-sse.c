@@ -374,7 +374,13 @@ relay_sse_start(struct relay_req *r, const uint8_t sid[RELAY_SID_LEN],
 	wtv.tv_sec = (time_t)relay_cfg.timeout;
 	wtv.tv_usec = 0;
 	bufferevent_set_timeouts(bev, NULL, &wtv);
-	/* A small kernel buffer, so a stalled reader shows in our count. */
+	/*
+	 * A bounded kernel buffer, so a stalled reader shows in our count,
+	 * but not under 256 KB: with loopback's 64 KB segments a smaller one
+	 * and the reader's delayed acknowledgements stalled a busy stream
+	 * 40 ms at a time. No Nagle delay either: each write is a whole
+	 * turn's events, wanted now (tests/relayd/fanout.sh).
+	 */
 	if ((fd = bufferevent_getfd(bev)) != -1) {
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));

@@ -498,7 +498,7 @@ relay_store_prepare(struct relay_store *st)
 	MDB_stat		 ms;
 	struct stat		 sb;
 	mdb_filehandle_t	 fd;
-	off_t			 used, target, off, start;
+	off_t			 used, target, step, off, start;
 	size_t			 n;
 
 	if (st->prep_off || mdb_env_info(st->env, &info) != 0 ||
@@ -512,15 +512,16 @@ relay_store_prepare(struct relay_store *st)
 	}
 	if (st->prepared < used)
 		st->prepared = used;
-	if (st->prep_used != 0 &&
-	    st->prepared - used >= RELAY_PREP_AHEAD - RELAY_PREP_STEP)
-		return;				/* less than a step used */
 	target = used + RELAY_PREP_AHEAD;
 	if (target > st->mapsize)
 		target = st->mapsize;
-	if (st->prep_used != 0 &&
-	    target > st->prepared + (used - st->prep_used) + RELAY_PREP_STEP)
-		target = st->prepared + (used - st->prep_used) + RELAY_PREP_STEP;
+	if (st->prep_used != 0) {		/* not the first call */
+		if (st->prepared - used >= RELAY_PREP_AHEAD - RELAY_PREP_STEP)
+			return;			/* less than a step used */
+		step = st->prepared + (used - st->prep_used) + RELAY_PREP_STEP;
+		if (target > step)
+			target = step;
+	}
 	st->prep_used = used;
 	if (st->prepared >= target)
 		return;

@@ -38,7 +38,8 @@ struct evbuffer;
 #define RELAY_MAX_PROXIES	32
 /*
  * Event priorities: every event runs at libevent's default (the middle,
- * 1) but the SSE flush, which runs after them (relay-sse.c).
+ * 1) but the SSE flush, which runs after them; a timer of the default
+ * priority bounds its wait (relay-sse.c).
  */
 #define RELAY_PRIO_COUNT	3
 #define RELAY_PRIO_LOW		2
