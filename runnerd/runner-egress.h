@@ -147,6 +147,11 @@ struct runner_verify_opts {
 	const char		 *probe;	/* airlox-probe */
 	const char *const	 *egress_cmd;	/* see runner_egress_start */
 	const char *const	 *env_allow;	/* the runner's allow list */
+	/*
+	 * Tests only (verify-test -K): a kernel without a feature, as
+	 * airlox-probe -T simulates it ("no-ia32"); NULL in the runner.
+	 */
+	const char		 *kernel_sim;
 };
 int	runner_verify_run(const struct runner_verify_opts *,
 	    const struct sandbox_backend *, const char *statedir,

@@ -8,7 +8,11 @@
  * the runner plants what must not be seen: a canary file in its state dir
  * and in its home, a canary variable in its environment, a listener on
  * its own 127.0.0.1. It hands the probe what must be seen exactly: the
- * mount points and /dev names the sandbox says it makes on this host.
+ * mount points and /dev names the sandbox says it makes on this host,
+ * and the baseline: what the kernel itself answers to the calls whose
+ * answer depends on its features, measured by the same probe (-B) run
+ * outside any sandbox as a `process` job, so that no probe fails for a
+ * refusal the kernel gives everyone (no 32-bit syscall entry, say).
  * Every expected probe must report; one that does not (the probe died,
  * the sandbox did not start) is a FAIL. The report names no host path.
  */
@@ -37,6 +41,7 @@
 #define VERIFY_MAX_PROBES	40
 #define VERIFY_REASON_MAX	240
 #define VERIFY_DENIED_NAME	"airlox-verify-denied.invalid"
+#define VERIFY_MAX_BASE		4
 
 struct verify_probe {
 	char	name[33];
@@ -57,6 +62,8 @@ struct verify_ctx {
 	size_t			 nprobes;
 	char			 enforced[1024];
 	int			 docker;	/* the docker sandbox's layout */
+	char			 base[VERIFY_MAX_BASE][80]; /* name=outcome */
+	size_t			 nbase;
 };
 
 /* The probes each mode must report (sandbox-probe.c). */
@@ -110,6 +117,20 @@ verify_name_ok(const char *s)
 	for (i = 0; s[i] != '\0'; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' &&
 		    s[i] <= '9') || s[i] == '_') || i >= 32)
+			return 0;
+	return i > 0;
+}
+
+/* An outcome word of the baseline: letters, digits, '_'. */
+static int
+verify_word_ok(const char *s)
+{
+	size_t	i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
+		    s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '_') || i >= 32)
 			return 0;
 	return i > 0;
 }
@@ -263,9 +284,9 @@ verify_allowed_name(char *const *allow, size_t nallow)
 /* The probe's argv: expectations and canaries. */
 static int
 verify_argv(struct verify_ctx *v, const char **argv, size_t max,
-    int net_mode, const char *allowed, const char *const *env_allow,
-    char *mounts, size_t mlen, char *devs, size_t dlen, char *envs,
-    size_t elen, char *port, char *cst, char *chome)
+    const char *kernel_sim, int net_mode, const char *allowed,
+    const char *const *env_allow, char *mounts, size_t mlen, char *devs,
+    size_t dlen, char *envs, size_t elen, char *port, char *cst, char *chome)
 {
 	static const char *const fixed[] = {
 		"PATH", "HOME", "AIRLOX_OUT", "AIRLOX_JOB", "TMPDIR", "LANG",
@@ -325,6 +346,14 @@ verify_argv(struct verify_ctx *v, const char **argv, size_t max,
 	}
 	if (v->docker)
 		argv[n++] = "-k";
+	for (i = 0; i < v->nbase; i++) {
+		argv[n++] = "-b";
+		argv[n++] = v->base[i];
+	}
+	if (kernel_sim != NULL) {
+		argv[n++] = "-T";
+		argv[n++] = kernel_sim;
+	}
 	argv[n] = NULL;
 	return n < max ? 0 : ALX_ERR_TOO_LARGE;
 }
@@ -436,6 +465,72 @@ verify_paths(const struct runner_verify_opts *o, char *probe, size_t plen,
 	    slen) ? shim : NULL;
 }
 
+/* Lines "BASE name outcome" of the probe's -B output, as "name=outcome". */
+static void
+verify_base_parse(struct verify_ctx *v, const char *text)
+{
+	char		 line[160], name[40], outcome[40];
+	const char	*p = text, *nl;
+	size_t		 len;
+
+	while (*p != '\0' && v->nbase < VERIFY_MAX_BASE) {
+		nl = strchr(p, '\n');
+		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		if (len < sizeof line) {
+			memcpy(line, p, len);
+			line[len] = '\0';
+			if (sscanf(line, "BASE %39s %39s", name, outcome) == 2 &&
+			    verify_name_ok(name) && verify_word_ok(outcome))
+				snprintf(v->base[v->nbase++], sizeof v->base[0],
+				    "%s=%s", name, outcome);
+		}
+		p += len + (nl != NULL);
+	}
+}
+
+/*
+ * The baseline: the probe with -B as a `process` job (no namespaces, no
+ * filter; as root under the same unprivileged uid a job gets). When it
+ * cannot run, the probes get no baseline and judge strictly.
+ */
+static void
+verify_baseline(struct verify_ctx *v, const char *probe,
+    const char *kernel_sim)
+{
+	struct sandbox_spec	 spec;
+	struct sandbox_result	 res;
+	struct sandbox_job	*job = NULL;
+	const char		*argv[5];
+	char			*cause = NULL;
+	size_t			 n = 0;
+
+	argv[n++] = probe;
+	argv[n++] = "-B";
+	if (kernel_sim != NULL) {
+		argv[n++] = "-T";
+		argv[n++] = kernel_sim;
+	}
+	argv[n] = NULL;
+	memset(&spec, 0, sizeof spec);
+	spec.egress_fd = -1;
+	spec.argv = argv;
+	spec.workspace = v->work;
+	spec.outdir = v->out;
+	spec.job_id = "verify-baseline";
+	spec.env_allow = verify_env_default;
+	sandbox_limits_default(&spec.limits);
+	spec.limits.wall_ms = 60 * 1000;
+	spec.host_uid = SANDBOX_UID_BASE;
+	spec.host_gid = SANDBOX_UID_BASE;
+	if (sandbox_start(sandbox_find("process"), &spec, &job, &cause) == 0 &&
+	    sandbox_wait(job, &res) == 0) {
+		verify_base_parse(v, res.out);
+		sandbox_result_free(&res);
+	}
+	sandbox_free(job);
+	free(cause);
+}
+
 /* Run the probe in a sandbox started as a job's; fill v->probes. */
 static int
 verify_sandbox(struct verify_ctx *v, const struct runner_verify_opts *o,
@@ -446,7 +541,8 @@ verify_sandbox(struct verify_ctx *v, const struct runner_verify_opts *o,
 	struct sandbox_result	 res;
 	struct sandbox_job	*job = NULL;
 	struct runner_egress	*eg = NULL;
-	const char		*argv[32];
+	const char		*argv[40];
+	const char		*sim = o != NULL ? o->kernel_sim : NULL;
 	char			 mounts[2048], devs[256], envs[1024], port[16];
 	char			 cst[PATH_MAX + 8], chome[PATH_MAX + 8];
 	char			 probe[PATH_MAX], dst[PATH_MAX + 32];
@@ -465,10 +561,12 @@ verify_sandbox(struct verify_ctx *v, const struct runner_verify_opts *o,
 		verify_complete(v, net_mode, why);
 		return r;
 	}
+	verify_baseline(v, dst, sim);
 	spec.env_allow = o != NULL && o->env_allow != NULL ? o->env_allow :
 	    verify_env_default;
-	if ((r = verify_argv(v, argv, 32, net_mode, net_mode == ALX_NET_ALLOW ?
-	    verify_allowed_name(allow, nallow) : NULL, spec.env_allow,
+	if ((r = verify_argv(v, argv, 40, sim, net_mode,
+	    net_mode == ALX_NET_ALLOW ? verify_allowed_name(allow, nallow) :
+	    NULL, spec.env_allow,
 	    mounts, sizeof mounts, devs, sizeof devs, envs, sizeof envs, port,
 	    cst, chome)) != 0)
 		return r;

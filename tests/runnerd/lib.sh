@@ -37,6 +37,12 @@ need_local() {
 	case $ENF in *"local NOT enforced"*) skip_all "no user namespaces";; esac
 }
 
+# 0 when this kernel has the 32-bit syscall entry: `int $0x80` returns
+# outside any sandbox (a kernel without IA32 emulation faults it, SIGSEGV).
+host_has_ia32() {
+	[ "$(uname -m)" = x86_64 ] && "$PROBE" int80 2>/dev/null | grep -q returned
+}
+
 # A fresh workspace and out dir, with the probe in the workspace.
 new_dirs() {
 	WS=$(mktemp -d "$T/ws.XXXXXX") && OUT=$(mktemp -d "$T/out.XXXXXX") &&

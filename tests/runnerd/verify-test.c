@@ -3,12 +3,15 @@
  * would, with the programs of the build tree (never installed).
  *
  *	verify-test -m none|allow|full -s statedir -w workroot [-A a,b]
- *	    [-H MAP] [-S shim] [-p probe] [-W bits -D dir]
+ *	    [-H MAP] [-S shim] [-p probe] [-K no-ia32] [-W bits -D dir]
  *	verify-test serve -H MAP [-W bits] -s statedir
  *
  * The first form prints the report lines, then "report JSON", and exits
  * with the number of FAILs. `serve` is the egress proxy process with the
- * test resolver of testmap.c. -W and -D exist only in the
+ * test resolver of testmap.c. -K simulates a kernel without a feature
+ * (airlox-probe -T: "no-ia32" faults the probe's i386 syscall with
+ * SIGSEGV, both in the baseline and in the sandbox, as a kernel without
+ * IA32 emulation does). -W and -D exist only in the
  * SANDBOX_TEST_WEAKEN build (verify-weak): they switch one protection off
  * to show that its probe fails.
  */
@@ -26,9 +29,9 @@
 #include "testmap.h"
 
 #ifdef SANDBOX_TEST_WEAKEN
-#define VT_OPTS	"m:s:w:A:H:S:p:W:D:"
+#define VT_OPTS	"m:s:w:A:H:S:p:K:W:D:"
 #else
-#define VT_OPTS	"m:s:w:A:H:S:p:"
+#define VT_OPTS	"m:s:w:A:H:S:p:K:"
 #endif
 
 static int
@@ -95,6 +98,7 @@ main(int argc, char **argv)
 		case 'H': map = optarg; break;
 		case 'S': o.shim = optarg; break;
 		case 'p': o.probe = optarg; break;
+		case 'K': o.kernel_sim = optarg; break;
 #ifdef SANDBOX_TEST_WEAKEN
 		case 'W':
 			wbits = optarg;

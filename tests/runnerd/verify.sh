@@ -79,6 +79,34 @@ is "$RCV" 0 "offline: verify exits 0"
 expect SKIP proxy_allowed
 expect PASS proxy_denied proxy_ip_literal proxy_metadata proxy_bypass
 
+# A kernel without the 32-bit syscall entry (IA32 emulation off or not
+# built): `int $0x80` faults with SIGSEGV before any filter sees it, inside
+# the sandbox and outside. This kernel has the entry, so -K no-ia32 makes
+# the probe execute `int $0x81` instead, in the runner's baseline and in
+# the sandbox: the same fault (no user gate for the vector, SIGSEGV) that
+# `int $0x80` takes on such a kernel. verify must not fail for it.
+if [ "$(uname -m)" = x86_64 ]; then
+	MODE=no-ia32
+	vrun none -K no-ia32
+	is "$RCV" 0 "no-ia32: verify exits 0 on a kernel without IA32"
+	expect PASS syscall32
+	has "$OUTV" "PASS syscall32: the kernel has no 32-bit syscall entry: int \$0x80 gives SIGSEGV outside the sandbox too" \
+	    "no-ia32: the reason names the kernel's own refusal"
+	# The baseline is what lets it pass: the probe alone, told that the
+	# kernel lets int $0x80 through (or told nothing), fails the same fault.
+	P=$top_builddir/runnerd/airlox-probe
+	has "$("$P" -T no-ia32 -b syscall32=returned 2>&1)" \
+	    "FAIL syscall32 int \$0x80: SIGSEGV (outside the sandbox: returned)" \
+	    "a fault where the kernel has the entry is a FAIL"
+	has "$("$P" -T no-ia32 2>&1)" \
+	    "FAIL syscall32 int \$0x80: SIGSEGV (outside the sandbox: not measured)" \
+	    "a fault without a baseline is a FAIL"
+	has "$("$P" -B 2>&1)" "BASE syscall32 $(host_has_ia32 && echo returned || echo SIGSEGV)" \
+	    "the baseline measures this kernel's own answer"
+else
+	skip "no-ia32" "no 32-bit ABI on $(uname -m)"
+fi
+
 MODE=full
 vrun full
 is "$RCV" 0 "full: verify exits 0"
