@@ -37,6 +37,7 @@
 #define EGRESS_HEADER_MAX	8192	/* request line and headers */
 #define EGRESS_HEADER_LINES	64
 #define EGRESS_HEADER_MS	10000	/* whole request within this time */
+#define EGRESS_HELLO_MS		10000	/* a tunnel's ClientHello within this */
 #define EGRESS_CONNECT_MS	10000	/* per upstream address */
 #define EGRESS_IDLE_MS		300000	/* a tunnel idle this long ends */
 #define EGRESS_CONNS_MAX	32	/* concurrent connections per job */

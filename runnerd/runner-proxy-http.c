@@ -12,7 +12,11 @@
  * name (alx_domain_valid) on the job's list (alx_domain_allowed), and is
  * resolved here (runner_egress_resolve) to public addresses only; the
  * proxy connects to one of those addresses, never resolving again.
- * Every refusal is recorded by the caller (the exit code says which).
+ * A tunnel then carries nothing until its first bytes are a whole TLS
+ * ClientHello naming the same host (runner-proxy-tls.c), read within
+ * EGRESS_HELLO_MS and EGRESS_PEEK_MAX bytes and forwarded unchanged: the
+ * proxy peeks, it never terminates TLS. Every refusal is recorded by the
+ * caller (the exit code says which).
  */
 #include "config.h"
 
@@ -44,6 +48,15 @@ struct egress_req {
 	char	 host[256];
 	unsigned port;
 	const char *path;	/* GET: the origin-form path */
+	int	 tunnel;	/* CONNECT answered: the job speaks TLS now */
+	uint8_t	 peek[EGRESS_PEEK_MAX];	/* the tunnel's first bytes */
+	size_t	 plen;
+	struct egress_hello hello;
+};
+
+/* A fatal access_denied alert (RFC 8446 6.2), as a TLS 1.2 record. */
+static const uint8_t	egress_tls_refusal[] = {
+	0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x31
 };
 
 static int64_t
@@ -353,6 +366,58 @@ egress_relay(int a, int b, int both)
 	}
 }
 
+/*
+ * The tunnel's first bytes (those that came with the request first), read
+ * until they hold a whole ClientHello, whose name must be the CONNECT
+ * host. 0: let through (rq->peek[0..plen) is what to forward); an HTTP
+ * status with *why when refused; -1 when the job closed before sending
+ * anything (nothing to record).
+ */
+static int
+egress_peek_hello(int fd, struct egress_req *rq, const char **why)
+{
+	struct pollfd	pfd;
+	int64_t		deadline = egress_now() + EGRESS_HELLO_MS, left;
+	ssize_t		n;
+	int		r;
+
+	rq->plen = rq->len - rq->hlen;
+	memcpy(rq->peek, rq->buf + rq->hlen, rq->plen);
+#ifdef SANDBOX_TEST_WEAKEN
+	if (sandbox_test_weaken & SANDBOX_WEAKEN_PROXY)
+		return 0;
+#endif
+	for (;;) {
+		if (rq->plen > 0) {
+			r = egress_hello_check(rq->peek, rq->plen, rq->host,
+			    &rq->hello, why);
+			if (r == EGRESS_HELLO_OK)
+				return 0;
+			if (r == EGRESS_HELLO_BAD)
+				return 403;
+			if (rq->plen == sizeof rq->peek)	/* not reached */
+				return (*why = "not_tls", 403);
+		}
+		if ((left = deadline - egress_now()) <= 0)
+			return (*why = "hello_timeout", 408);
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		n = read(fd, rq->peek + rq->plen, sizeof rq->peek - rq->plen);
+		if (n == 0 && rq->plen == 0)
+			return -1;
+		if (n == 0)
+			return (*why = "not_tls", 403);	/* a cut hello */
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return -1;
+		}
+		rq->plen += (size_t)n;
+	}
+}
+
 static int
 egress_connect_req(const struct egress_job *job, struct egress_req *rq,
     int fd, const char **why)
@@ -365,9 +430,17 @@ egress_connect_req(const struct egress_job *job, struct egress_req *rq,
 		return r;
 	if ((up = egress_upstream(rq, why)) < 0)
 		return -up;
-	if (egress_write_all(fd, ok, sizeof ok - 1, egress_now() + 5000) != 0 ||
-	    (rq->len > rq->hlen && egress_write_all(up, rq->buf + rq->hlen,
-	    rq->len - rq->hlen, egress_now() + 5000) != 0)) {
+	if (egress_write_all(fd, ok, sizeof ok - 1, egress_now() + 5000) != 0) {
+		close(up);
+		return -1;
+	}
+	rq->tunnel = 1;
+	if ((r = egress_peek_hello(fd, rq, why)) != 0) {
+		close(up);
+		return r;
+	}
+	if (egress_write_all(up, (const char *)rq->peek, rq->plen,
+	    egress_now() + 5000) != 0) {
 		close(up);
 		return -1;
 	}
@@ -484,7 +557,12 @@ egress_serve_conn(const struct egress_job *job, int fd,
 	}
 	r = EGRESS_EXIT_OK;
 	if (code > 0) {
-		egress_reply(fd, code, egress_status_text(code), why);
+		/* In a tunnel the job expects TLS, unless it sent none. */
+		if (rq->tunnel && strcmp(why, "not_tls") != 0)
+			egress_write_all(fd, (const char *)egress_tls_refusal,
+			    sizeof egress_tls_refusal, egress_now() + 2000);
+		else
+			egress_reply(fd, code, egress_status_text(code), why);
 		if (code != 502) {
 			snprintf(rec->host, sizeof rec->host, "%.*s",
 			    (int)sizeof rec->host - 1, rq->host[0] != '\0' ?
@@ -492,6 +570,9 @@ egress_serve_conn(const struct egress_job *job, int fd,
 			snprintf(rec->method, sizeof rec->method, "%s",
 			    rq->method);
 			snprintf(rec->reason, sizeof rec->reason, "%s", why);
+			if (rq->tunnel && rq->hello.has_sni)
+				snprintf(rec->sni, sizeof rec->sni, "%s",
+				    rq->hello.sni);
 			rec->port = rq->port;
 			r = EGRESS_EXIT_DENIED;
 		}

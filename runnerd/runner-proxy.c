@@ -106,6 +106,11 @@ egress_log_line(int dirfd, const char *job, const struct egress_denial *d,
 		alx_jw_kint(&w, "port", d->port);
 		alx_jw_kstr(&w, "method", d->method);
 		alx_jw_kstr(&w, "reason", d->reason);
+		if (d->sni[0] != '\0') {
+			snprintf(host, sizeof host, "%s", d->sni);
+			egress_clean_text(host);
+			alx_jw_kstr(&w, "sni", host);
+		}
 	} else
 		alx_jw_kint(&w, "not_logged", (int64_t)silent);
 	alx_jw_obj_end(&w);

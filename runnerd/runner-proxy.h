@@ -33,11 +33,45 @@ struct egress_denial {
 	char		host[256];
 	char		method[16];
 	char		reason[32];
+	char		sni[256];	/* the ClientHello's name, or "" */
 	unsigned	port;
 };
 
 /* runner-proxy-http.c */
 int	egress_serve_conn(const struct egress_job *, int fd,
 	    struct egress_denial *);
+
+/*
+ * runner-proxy-tls.c: the first bytes of a tunnel as a TLS ClientHello.
+ * The hello's message is at most EGRESS_HELLO_MAX bytes and must be whole
+ * within the first EGRESS_PEEK_MAX bytes of records.
+ */
+#define EGRESS_HELLO_MAX	16384
+#define EGRESS_PEEK_MAX		(EGRESS_HELLO_MAX + 8192)
+
+#define EGRESS_HELLO_OK		0	/* a whole, well-formed ClientHello */
+#define EGRESS_HELLO_MORE	1	/* well-formed so far: read more */
+#define EGRESS_HELLO_BAD	(-1)	/* not one (or refused, see *why) */
+
+struct egress_hello {
+	char		sni[256];	/* its server name, when has_sni */
+	int		has_sni;
+	int		ech;		/* an encrypted_client_hello extension */
+	size_t		msglen;
+	uint8_t		msg[4 + EGRESS_HELLO_MAX];	/* scratch; last */
+};
+
+/* Parse buf[0..len) as the records carrying a ClientHello. */
+int	egress_hello_parse(const uint8_t *buf, size_t len,
+	    struct egress_hello *);
+/*
+ * The verdict for a tunnel to host (lower case): EGRESS_HELLO_OK when the
+ * hello names host (ASCII case folded, a trailing dot ignored),
+ * EGRESS_HELLO_MORE, or EGRESS_HELLO_BAD with *why "not_tls", "no_sni" or
+ * "sni_mismatch". With ECH the name checked is the outer one, the only
+ * one in the clear.
+ */
+int	egress_hello_check(const uint8_t *buf, size_t len, const char *host,
+	    struct egress_hello *, const char **why);
 
 #endif /* ALX_RUNNER_PROXY_H */

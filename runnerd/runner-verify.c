@@ -77,7 +77,7 @@ static const char *const verify_common[] = {
 static const char *const verify_docker[] = { "root_ro", NULL };
 static const char *const verify_allow[] = {
 	"proxy_env", "proxy_allowed", "proxy_denied", "proxy_ip_literal",
-	"proxy_metadata", NULL
+	"proxy_metadata", "proxy_sni", NULL
 };
 static const char *const verify_none[] = { "proxy_absent", NULL };
 static const char *const verify_env_default[] = {

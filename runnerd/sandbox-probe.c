@@ -49,6 +49,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,6 +505,202 @@ probe_proxy(void)
 	else
 		report("FAIL", "proxy_metadata", "169.254.169.254: CONNECT %d, "
 		    "GET %d", c, c2);
+}
+
+/* Read until the peer closes, buf is full or 20 s pass: the length. */
+static size_t
+read_some(int fd, uint8_t *buf, size_t len, const char *until)
+{
+	struct pollfd	pfd;
+	size_t		got = 0;
+	ssize_t		n;
+
+	while (got < len) {
+		if (until != NULL && memmem(buf, got, until, strlen(until)))
+			break;
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 20000) != 1 ||
+		    (n = read(fd, buf + got, len - got)) <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got;
+}
+
+/* A tunnel to host:443 through the proxy: the HTTP status, *fdp open. */
+static int
+tunnel_open(const char *host, int *fdp)
+{
+	uint8_t	buf[512];
+	char	req[600];
+	size_t	len;
+	int	e, code;
+
+	*fdp = -1;
+	if ((e = tcp4("127.0.0.1", PROBE_PROXY_PORT, fdp)) != 0)
+		return -e;
+	snprintf(req, sizeof req, "CONNECT %s:443 HTTP/1.1\r\nHost: %s:443"
+	    "\r\n\r\n", host, host);
+	if (write(*fdp, req, strlen(req)) != (ssize_t)strlen(req))
+		return -EIO;
+	len = read_some(*fdp, buf, sizeof buf - 1, "\r\n\r\n");
+	buf[len] = '\0';
+	if (sscanf((char *)buf, "HTTP/1.%*d %d", &code) != 1)
+		return -EPROTO;
+	return code;
+}
+
+/*
+ * A TLS 1.2 ClientHello a server would answer (ECDHE-RSA and -ECDSA with
+ * AES-GCM), naming sni (NULL: no server_name extension): its length.
+ */
+static size_t
+client_hello(uint8_t *p, size_t max, const char *sni)
+{
+	static const uint8_t	head[] = {
+		0x16, 0x03, 0x01, 0, 0,		/* record, length below */
+		0x01, 0, 0, 0,			/* ClientHello, length below */
+		0x03, 0x03
+	};
+	static const uint8_t	mid[] = {
+		0x00,				/* no session id */
+		0x00, 0x06, 0xc0, 0x2f, 0xc0, 0x2b, 0xc0, 0x30,
+		0x01, 0x00			/* null compression */
+	};
+	static const uint8_t	exts[] = {
+		0x00, 0x0a, 0x00, 0x06, 0x00, 0x04, 0x00, 0x1d, 0x00, 0x17,
+		0x00, 0x0b, 0x00, 0x02, 0x01, 0x00,
+		0x00, 0x0d, 0x00, 0x08, 0x00, 0x06, 0x04, 0x03, 0x08, 0x04,
+		0x04, 0x01
+	};
+	size_t	n = 0, nl = sni != NULL ? strlen(sni) : 0, el, i;
+
+	if (sizeof head + 32 + sizeof mid + 2 + nl + 9 + sizeof exts > max)
+		return 0;
+	memcpy(p, head, sizeof head);
+	n = sizeof head;
+	for (i = 0; i < 32; i++)
+		p[n++] = (uint8_t)(i * 7 + 1);	/* random: any will do */
+	memcpy(p + n, mid, sizeof mid);
+	n += sizeof mid;
+	el = sizeof exts + (sni != NULL ? nl + 9 : 0);
+	p[n++] = (uint8_t)(el >> 8);
+	p[n++] = (uint8_t)el;
+	if (sni != NULL) {
+		p[n++] = 0;			/* server_name */
+		p[n++] = 0;
+		p[n++] = (uint8_t)((nl + 5) >> 8);
+		p[n++] = (uint8_t)(nl + 5);
+		p[n++] = (uint8_t)((nl + 3) >> 8);
+		p[n++] = (uint8_t)(nl + 3);
+		p[n++] = 0;			/* host_name */
+		p[n++] = (uint8_t)(nl >> 8);
+		p[n++] = (uint8_t)nl;
+		memcpy(p + n, sni, nl);
+		n += nl;
+	}
+	memcpy(p + n, exts, sizeof exts);
+	n += sizeof exts;
+	p[3] = (uint8_t)((n - 5) >> 8);
+	p[4] = (uint8_t)(n - 5);
+	p[6] = (uint8_t)((n - 9) >> 16);
+	p[7] = (uint8_t)((n - 9) >> 8);
+	p[8] = (uint8_t)(n - 9);
+	return n;
+}
+
+/*
+ * One tunnel to the allowed name carrying data: "refused" when the proxy
+ * answered as it refuses (a TLS access_denied alert, or for plain bytes
+ * its 403), else what came back, in text.
+ */
+static const char *
+tunnel_try(const uint8_t *data, size_t len, int tls, int *code)
+{
+	static const uint8_t	alert[] = { 0x15, 0x03, 0x03, 0x00, 0x02,
+				    0x02, 0x31 };
+	static char		what[64];
+	uint8_t			buf[256];
+	size_t			n;
+	int			fd;
+
+	if ((*code = tunnel_open(opt.allowed, &fd)) != 200) {
+		if (fd != -1)
+			close(fd);
+		return NULL;
+	}
+	if (write(fd, data, len) != (ssize_t)len) {
+		close(fd);
+		return "the write failed";
+	}
+	n = read_some(fd, buf, sizeof buf, NULL);
+	close(fd);
+	if (tls && n == sizeof alert && memcmp(buf, alert, n) == 0)
+		return "refused";
+	if (!tls && n > 12 && memcmp(buf, "HTTP/1.1 403 ", 13) == 0)
+		return "refused";
+	if (n == 0)
+		return "nothing, then the end";
+	if (n >= 7 && buf[0] == 0x15)
+		snprintf(what, sizeof what, "the far end's alert %u", buf[6]);
+	else if (buf[0] == 0x16)
+		snprintf(what, sizeof what, "the far end's handshake");
+	else
+		snprintf(what, sizeof what, "%zu other bytes", n);
+	return what;
+}
+
+/*
+ * Domain fronting: inside a tunnel to the allowed name, a ClientHello for
+ * another name, one without a name, and plain bytes are all refused.
+ */
+static void
+probe_sni(void)
+{
+	static const char	 plain[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+	const char		*other = opt.denied ? opt.denied :
+				    "denied.invalid", *got;
+	uint8_t			 hello[600];
+	size_t			 len;
+	int			 code;
+
+	if (!is_mode("allow"))
+		return;
+	if (opt.allowed == NULL || opt.allowed[0] == '\0') {
+		report("SKIP", "proxy_sni", "no exact name in the allow list");
+		return;
+	}
+	len = client_hello(hello, sizeof hello, other);
+	got = tunnel_try(hello, len, 1, &code);
+	if (got == NULL && code == 502) {
+		report("SKIP", "proxy_sni", "CONNECT %s:443: 502 (the proxy "
+		    "could not reach it: offline?)", opt.allowed);
+		return;
+	}
+	if (got == NULL || strcmp(got, "refused") != 0) {
+		report("FAIL", "proxy_sni", "a ClientHello for %s in a tunnel "
+		    "to %s: %s", other, opt.allowed, got != NULL ? got :
+		    code_text(code));
+		return;
+	}
+	len = client_hello(hello, sizeof hello, NULL);
+	got = tunnel_try(hello, len, 1, &code);
+	if (got == NULL || strcmp(got, "refused") != 0) {
+		report("FAIL", "proxy_sni", "a ClientHello without a name in a "
+		    "tunnel to %s: %s", opt.allowed, got != NULL ? got :
+		    code_text(code));
+		return;
+	}
+	got = tunnel_try((const uint8_t *)plain, sizeof plain - 1, 0, &code);
+	if (got == NULL || strcmp(got, "refused") != 0) {
+		report("FAIL", "proxy_sni", "plain HTTP in a tunnel to %s:443: "
+		    "%s", opt.allowed, got != NULL ? got : code_text(code));
+		return;
+	}
+	report("PASS", "proxy_sni", "in tunnels to %s: a ClientHello for %s "
+	    "and one without a name get access_denied, plain bytes 403",
+	    opt.allowed, other);
 }
 
 /* curl --noproxy '*': the name does not resolve and no route exists. */
@@ -1054,6 +1251,7 @@ main(int argc, char **argv)
 	probe_dns("dns", "example.com");
 	probe_host_loopback();
 	probe_proxy();
+	probe_sni();
 	probe_bypass();
 	probe_writes();
 	probe_landlock();

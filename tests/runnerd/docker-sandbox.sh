@@ -58,6 +58,8 @@ ok $? "verify --allow passes in docker (egress through the runner's proxy)"
 for p in proxy_env proxy_denied proxy_ip_literal proxy_metadata proxy_bypass; do
 	like "$(cat "$T/verify-allow.out")" "^PASS $p: " "verify --allow: $p passes in docker"
 done
+like "$(cat "$T/verify-allow.out")" "^(PASS|SKIP) proxy_sni: " \
+    "verify --allow: proxy_sni reported in docker (SKIP when example.com is out of reach)"
 
 HOME=$T/home "$RUNNERD" verify --sandbox docker --image airlox-test/none:missing \
     --state-dir "$T/vstate" --work-root "$T/vwork" >"$T/missing.out" 2>&1

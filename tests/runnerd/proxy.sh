@@ -97,6 +97,43 @@ is "$(req "$P" "CONNECT allowed.test:22 HTTP/1.1\r\n\r\n")" 403 "CONNECT to port
 is "$(req "$P" "CONNECT allowed.test:8443 HTTP/1.1\r\n\r\n")" 403 "CONNECT to port 8443 refused"
 is "$(req "$P" "CONNECT allowed.test HTTP/1.1\r\n\r\n")" 403 "CONNECT without a port refused"
 is "$(req "$P" "CONNECT ALLOWED.TEST:443 HTTP/1.1\r\n\r\n")" 200 "names are compared lower-cased"
+
+# Inside an allowed tunnel, the first record must be a ClientHello naming
+# the CONNECT host: no fronting another name on the same server.
+HELLO="$PY $top_srcdir/tests/runnerd/hello.py"
+# sclient ARGS...: openssl s_client through the proxy to allowed.test
+sclient() {
+	echo Q | timeout 60 openssl s_client -proxy "127.0.0.1:$P" \
+	    -connect allowed.test:443 -CAfile "$T/cert.pem" \
+	    -verify_return_error "$@" 2>&1
+}
+out=$(sclient -servername other.test)
+has "$out" "alert access denied" "s_client -servername other.test in a tunnel to allowed.test: refused"
+lacks "$out" "BEGIN CERTIFICATE" "and no certificate of the far end came back"
+out=$(sclient -noservername)
+has "$out" "alert access denied" "s_client -noservername: refused"
+out=$(sclient -servername allowed.test -verify_hostname allowed.test)
+has "$out" "Verify return code: 0 (ok)" "s_client -servername allowed.test: the handshake completes"
+is "$($HELLO "$P" allowed.test --sni other.test)" alert:49 "a hand-made ClientHello for another name: access_denied alert"
+is "$($HELLO "$P" allowed.test --no-sni)" alert:49 "a ClientHello without a server name: refused"
+is "$($HELLO "$P" allowed.test --sni other.test --ech)" alert:49 "an ECH hello whose outer name differs: refused"
+is "$($HELLO "$P" allowed.test --ech)" tls:22 "an ECH hello whose outer name matches reaches the server"
+is "$($HELLO "$P" allowed.test --sni ALLOWED.Test.)" tls:22 "the name is compared case-folded, without its trailing dot"
+is "$($HELLO "$P" allowed.test --sni allowed.test.evil.test)" alert:49 "a longer name is a mismatch"
+is "$($HELLO "$P" www.allowed.test --sni allowed.test)" alert:49 "another allowed name is a mismatch too"
+is "$($HELLO "$P" allowed.test --plain 'GET / HTTP/1.1\r\nHost: other.test\r\n\r\n')" http:403 \
+    "plain HTTP in a tunnel to port 443: 403"
+is "$($HELLO "$P" allowed.test --plain '\x16\x03\x01\x00\x05\x02\x00\x00\x01\x00')" http:403 \
+    "a handshake record that is not a ClientHello: 403"
+is "$($HELLO "$P" allowed.test --sni other.test --record 7 --segment 3)" alert:49 \
+    "a hello for another name in 7-byte records, 3-byte segments: refused"
+is "$($HELLO "$P" allowed.test --python "$T/cert.pem" --record 40 --segment 17)" handshake:ok \
+    "a real ClientHello in 40-byte records, 17-byte segments: the handshake completes"
+is "$($HELLO "$P" allowed.test --python "$T/cert.pem" --segment 1)" handshake:ok \
+    "a real ClientHello one byte at a time: the handshake completes"
+is "$($HELLO "$P" allowed.test --pad 4000)" tls:22 "a 4 KiB hello for the name reaches the server"
+is "$($HELLO "$P" allowed.test --pad 4000 --record 1 --bound 24576)" http:403 \
+    "the same in 1-byte records, past the 24 KiB peek bound: refused"
 is "$(req "$P" "GET http://plain.test/ HTTP/1.1\r\nHost: plain.test\r\n\r\n")" 403 \
     "plain HTTP refused when not enabled for the job"
 is "$(req "$P" "POST http://plain.test/ HTTP/1.1\r\nContent-Length: 0\r\n\r\n")" 405 "POST refused"
@@ -123,11 +160,16 @@ for ch in "CONNECT allowed.test:443 HTTP/1.1\r\nX-Slow: " + "a" * 200:
 	except socket.timeout: pass
 print(code, int(time.time() - t0))' "$P" > "$T/slow" &
 SLOW=$!
+# A tunnel that never sends its hello is cut at the hello timeout.
+$HELLO "$P" allowed.test --plain '' > "$T/silent" &
+SILENT=$!
 is "$(tls https://allowed.test/)" "200 200" "served while a slow client is connected"
 wait $SLOW
 set -- $(cat "$T/slow")
 is "$1" 408 "the slow client gets 408"
 [ "${2:-99}" -ge 9 ] && [ "${2:-99}" -le 15 ]; ok $? "after the ~10 s request timeout (took ${2}s)"
+wait $SILENT
+is "$(cat "$T/silent")" alert:49 "a tunnel without a ClientHello is closed after the hello timeout"
 
 # The per-job connection cap: 32 idle connections, the 33rd gets 503.
 got=$("$PY" -c 'import socket, sys, time
@@ -155,6 +197,14 @@ has "$log" '"host":"169.254.169.254","port":443,"method":"CONNECT","reason":"ip_
 has "$log" '"host":"private.test","port":443,"method":"CONNECT","reason":"non_public_address"' \
     "a private resolution is recorded"
 has "$log" '"reason":"too_many_connections"' "the connection cap is recorded"
+has "$log" '"host":"allowed.test","port":443,"method":"CONNECT","reason":"sni_mismatch","sni":"other.test"' \
+    "a fronting attempt is recorded with both names"
+has "$log" '"host":"allowed.test","port":443,"method":"CONNECT","reason":"no_sni"' \
+    "a hello without a name is recorded"
+has "$log" '"host":"allowed.test","port":443,"method":"CONNECT","reason":"not_tls"' \
+    "plain bytes in a tunnel are recorded"
+has "$log" '"host":"allowed.test","port":443,"method":"CONNECT","reason":"hello_timeout"' \
+    "a tunnel without a hello is recorded"
 [ "${logc:-0}" -ge 30 ]; ok $? "the log holds every refusal ($logc)"
 echo end >&8
 wait_line "$T/a.out" '^denied ' || true

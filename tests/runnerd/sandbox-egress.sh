@@ -14,7 +14,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \
     { echo "Bail out! no test cert"; exit 99; }
 chmod 644 "$T/cert.pem"
 openssl s_server -accept 127.0.0.1:0 -cert "$T/cert.pem" -key "$T/key.pem" \
-    -www -naccept 10 > "$T/tls.out" 2>&1 &
+    -www -naccept 20 > "$T/tls.out" 2>&1 &
 SPID=$!
 trap 'kill $SPID 2>/dev/null; cleanup' EXIT INT TERM
 i=0
@@ -45,6 +45,30 @@ has "$out" "0 1 2 3 " "allow: ls sees only its own fds (0-2 and its dir)"
 lacks "$out" " 4 " "allow: the egress socket does not reach the job"
 has "$(jget enforced)" "network: allow list through the runner's egress proxy" \
     "allow: the enforced text says how"
+
+# Inside a tunnel to an allowed name, a ClientHello for another name (the
+# classic domain fronting), one without a name, and plain bytes are
+# refused and recorded; the matching hello is let through to the server.
+run_job -N allow -S "$T/state" -A allowed.test -j fronting \
+    -H "allowed.test=+127.0.0.1:$SPORT" -- /bin/sh -c '
+	sc() { echo Q | openssl s_client -proxy 127.0.0.1:3128 \
+	    -connect allowed.test:443 -CAfile ca.pem -verify_return_error "$@" 2>&1; }
+	sc -servername other.test | grep -q "alert access denied" && echo FRONTED-REFUSED
+	sc -noservername | grep -q "alert access denied" && echo NOSNI-REFUSED
+	curl -sS -p -x http://127.0.0.1:3128 -o /dev/null -w "PLAIN %{http_code}\n" \
+	    http://allowed.test:443/
+	sc -servername allowed.test | grep "Verify return code"'
+out=$(jget stdout)
+has "$out" FRONTED-REFUSED "allow: a ClientHello for another name in a tunnel to an allowed one is refused"
+has "$out" NOSNI-REFUSED "allow: a ClientHello without a server name is refused"
+has "$out" "PLAIN 403" "allow: plain bytes in a tunnel to port 443 get 403"
+has "$out" "Verify return code: 0 (ok)" "allow: the matching ClientHello reaches the TLS server"
+log=$(grep '"job":"fronting"' "$T/state/egress/denied.log")
+has "$log" '"host":"allowed.test","port":443,"method":"CONNECT","reason":"sni_mismatch","sni":"other.test"' \
+    "allow: the fronting attempt is in the denied log with both names"
+has "$log" '"reason":"no_sni"' "allow: the nameless hello is in the denied log"
+has "$log" '"reason":"not_tls"' "allow: the plain bytes are in the denied log"
+is "$(printf '%s\n' "$log" | grep -c .)" 3 "allow: three refusals, no more"
 PREP=
 
 run_job -- /bin/sh -c 'env | grep -ci proxy; cat /proc/net/dev | grep -c :'

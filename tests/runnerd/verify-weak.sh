@@ -14,11 +14,12 @@ SD=$(mktemp -d /var/tmp/airlox-weak-state.XXXXXX) || exit 99
 mkdir -p "$T/work" && chmod 700 "$SD" || exit 99
 trap 'rm -rf "$SD"; cleanup' EXIT INT TERM
 
-# weak BITS MODE PROBE...: with BITS off, each PROBE fails
+# weak BITS MODE PROBE...: with BITS off, each PROBE fails (with WMAP,
+# the test resolver's map: allowed.test at a TLS server of ours)
 weak() {
 	bits=$1 mode=$2; shift 2
 	out=$(timeout 300 "$VW" -m "$mode" -A allowed.test -S "$WSHIM" \
-	    -W "$bits" -D "$SD" -s "$SD" -w "$T/work" 2>&1)
+	    ${WMAP:+-H "$WMAP"} -W "$bits" -D "$SD" -s "$SD" -w "$T/work" 2>&1)
 	rc=$?
 	if [ "$bits" = 0 ]; then
 		is "$rc" 0 "weak build, nothing off: every probe passes"
@@ -44,7 +45,29 @@ weak 0x020 none seccomp userns tiocsti
 weak 0x220 none no_new_privs
 weak 0x040 none fds
 weak 0x080 none env_canary
-weak 0x100 allow proxy_denied proxy_ip_literal proxy_metadata
+# The proxy's checks off, with the allowed name reachable: a ClientHello
+# for another name then reaches the TLS server (proxy_sni fails too).
+if command -v openssl >/dev/null &&
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \
+    -out "$T/cert.pem" -days 1 -subj /CN=allowed.test >/dev/null 2>&1; then
+	openssl s_server -accept 127.0.0.1:0 -cert "$T/cert.pem" \
+	    -key "$T/key.pem" -www -naccept 20 > "$T/tls.out" 2>&1 &
+	SPID=$!
+	trap 'kill $SPID 2>/dev/null; rm -rf "$SD"; cleanup' EXIT INT TERM
+	i=0
+	while ! grep -q '^ACCEPT' "$T/tls.out" && [ $i -lt 100 ]; do
+		i=$((i + 1)); sleep 0.1
+	done
+	SPORT=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' "$T/tls.out")
+fi
+if [ -n "${SPORT:-}" ]; then
+	WMAP="allowed.test=+127.0.0.1:$SPORT" weak 0 allow
+	WMAP="allowed.test=+127.0.0.1:$SPORT" weak 0x100 allow proxy_denied \
+	    proxy_ip_literal proxy_metadata proxy_sni
+else
+	weak 0x100 allow proxy_denied proxy_ip_literal proxy_metadata
+	skip "weaken 0x100: proxy_sni fails" "no openssl s_server to tunnel to"
+fi
 if host_has_ia32; then
 	weak 0x020 none syscall32
 else

@@ -15,7 +15,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \
     -out "$T/cert.pem" -days 1 -subj /CN=allowed.test >/dev/null 2>&1 ||
     { echo "Bail out! no test cert"; exit 99; }
 openssl s_server -accept 127.0.0.1:0 -cert "$T/cert.pem" -key "$T/key.pem" \
-    -www -naccept 10 > "$T/tls.out" 2>&1 &
+    -www -naccept 30 > "$T/tls.out" 2>&1 &
 SPID=$!
 trap 'kill $SPID 2>/dev/null; cleanup' EXIT INT TERM
 i=0
@@ -61,7 +61,7 @@ MODE=allow
 vrun allow -A allowed.test,.example.org -H "allowed.test=+127.0.0.1:$SPORT"
 is "$RCV" 0 "allow: verify exits 0 (no FAIL)"
 expect PASS $COMMON $NET proxy_env proxy_allowed proxy_denied \
-    proxy_ip_literal proxy_metadata proxy_bypass
+    proxy_ip_literal proxy_metadata proxy_sni proxy_bypass
 report=$(printf '%s\n' "$OUTV" | sed -n 's/^report //p')
 printf %s "$report" | "$PY" -c 'import json, sys
 r = json.load(sys.stdin)
@@ -72,11 +72,13 @@ ok $? "allow: the report JSON has every probe with name, result, reason"
 lacks "$report" "$T" "the report names no host path"
 has "$(cat "$T/state/egress/denied.log")" '"job":"verify"' \
     "verify's refused attempts are in denied.log"
+has "$(cat "$T/state/egress/denied.log")" '"job":"verify","host":"allowed.test","port":443,"method":"CONNECT","reason":"sni_mismatch","sni":"airlox-verify-denied.invalid"' \
+    "verify's fronting attempt is in denied.log"
 
 MODE=offline
 vrun allow -A offline.test -H "offline.test=+127.0.0.1:1"
 is "$RCV" 0 "offline: verify exits 0"
-expect SKIP proxy_allowed
+expect SKIP proxy_allowed proxy_sni
 expect PASS proxy_denied proxy_ip_literal proxy_metadata proxy_bypass
 
 # A kernel without the 32-bit syscall entry (IA32 emulation off or not
@@ -127,7 +129,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 	MODE=user
 	is "$RCV" 0 "user: verify exits 0 as an unprivileged runner"
 	expect PASS $COMMON $NET proxy_allowed proxy_denied proxy_ip_literal \
-	    proxy_metadata proxy_bypass
+	    proxy_metadata proxy_sni proxy_bypass
 	is "$(stat -c %U "$T/ustate/egress/denied.log")" nobody \
 	    "user: the proxy's log belongs to the runner's user"
 else
