@@ -92,7 +92,9 @@ out_exit_for(int err)
 	case ALX_ERR_REPLAYED:
 	case ALX_ERR_BAD_HASH:
 	case ALX_ERR_DECRYPT:
+	case ALX_ERR_KEY_COMMIT:
 	case ALX_ERR_WRONG_SESSION:
+	case ALX_ERR_ROLLBACK:
 		return EXIT_VERIFY;
 	case ALX_ERR_BAD_CODE:
 	case ALX_ERR_PAKE:

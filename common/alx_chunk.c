@@ -1,7 +1,8 @@
 /*
  * alx_chunk.c: content encryption of items (protocol.md section 6): the
- * item key, the sealed meta, and the chunked payload, each chunk
- * authenticated on its own and bound to session, item, author and kind.
+ * item key and its commitment, the sealed meta, and the chunked payload,
+ * each chunk authenticated on its own and bound to session, item, author
+ * and kind, and opened only under the key the signed envelope commits to.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,33 @@ alx_item_key_epoch(const uint8_t ekey[ALX_KEY_LEN],
 }
 
 int
+alx_item_commit(const uint8_t kitem[ALX_KEY_LEN], uint8_t kc[ALX_HASH_LEN])
+{
+	return alx_hkdf_sha256(kc, ALX_HASH_LEN, kitem, ALX_KEY_LEN, NULL, 0,
+	    "airlox/v1/commit", 16);
+}
+
+int
+alx_epoch_commit(const uint8_t ekey[ALX_KEY_LEN], uint8_t ekc[ALX_HASH_LEN])
+{
+	return alx_hkdf_sha256(ekc, ALX_HASH_LEN, ekey, ALX_KEY_LEN, NULL, 0,
+	    "airlox/v1/epoch-commit", 22);
+}
+
+int
+alx_item_check_key(const struct alx_item *it,
+    const uint8_t kitem[ALX_KEY_LEN])
+{
+	uint8_t	kc[ALX_HASH_LEN];
+	int	r;
+
+	if ((r = alx_item_commit(kitem, kc)) != ALX_OK)
+		return r;
+	return alx_ct_eq(kc, it->kc, ALX_HASH_LEN) ? ALX_OK :
+	    ALX_ERR_KEY_COMMIT;
+}
+
+int
 alx_item_seal_meta(struct alx_item *it, const uint8_t kitem[ALX_KEY_LEN],
     const char *meta, size_t len)
 {
@@ -70,7 +98,8 @@ alx_item_seal_meta(struct alx_item *it, const uint8_t kitem[ALX_KEY_LEN],
 
 	if (len > ALX_META_MAX)
 		return ALX_ERR_TOO_LARGE;
-	if ((r = alx_item_subkey(k, kitem, "airlox/v1/meta")) != ALX_OK)
+	if ((r = alx_item_commit(kitem, it->kc)) != ALX_OK ||
+	    (r = alx_item_subkey(k, kitem, "airlox/v1/meta")) != ALX_OK)
 		return r;
 	aadlen = alx_chunk_aad(aad, "airlox/v1/meta", it);
 	free(it->meta_ct);
@@ -103,6 +132,8 @@ alx_item_open_meta(const struct alx_item *it, const uint8_t kitem[ALX_KEY_LEN],
 	len = it->meta_len - ALX_TAG_LEN;
 	if (len > ALX_META_MAX)
 		return ALX_ERR_TOO_LARGE;
+	if ((r = alx_item_check_key(it, kitem)) != ALX_OK)
+		return r;
 	if ((pt = malloc(len + 1)) == NULL)
 		return ALX_ERR_NOMEM;
 	if ((r = alx_item_subkey(k, kitem, "airlox/v1/meta")) != ALX_OK)
@@ -162,6 +193,9 @@ alx_chunk_seal(const struct alx_item *it, const uint8_t kitem[ALX_KEY_LEN],
 
 	if (len == 0 || len != alx_chunk_len(it, index))
 		return ALX_ERR_INVALID;
+	/* Only under the key the envelope commits to (alx_item_seal_meta). */
+	if ((r = alx_item_check_key(it, kitem)) != ALX_OK)
+		return r;
 	if ((r = alx_chunk_keys(it, kitem, index, k, nonce, aad,
 	    &aadlen)) == ALX_OK)
 		r = alx_aead_seal(ct, k, nonce, aad, aadlen, pt, len);
@@ -195,7 +229,8 @@ alx_chunk_open(const struct alx_item *it, const uint8_t kitem[ALX_KEY_LEN],
 	size_t	aadlen;
 	int	r;
 
-	if ((r = alx_chunk_check(it, index, ct, ctlen)) != ALX_OK)
+	if ((r = alx_chunk_check(it, index, ct, ctlen)) != ALX_OK ||
+	    (r = alx_item_check_key(it, kitem)) != ALX_OK)
 		return r;
 	if ((r = alx_chunk_keys(it, kitem, index, k, nonce, aad,
 	    &aadlen)) == ALX_OK)

@@ -32,6 +32,9 @@ int	alx_b64list_decode(const struct alx_json *, int obj, const char *key,
 /* Start a body decode: parse, check object and v = 1. */
 int	alx_body_begin(struct alx_json **, const uint8_t *body, size_t len,
 	    size_t max);
+/* The same for a body type whose v is `version` (items, manifests). */
+int	alx_body_begin_v(struct alx_json **, const uint8_t *body, size_t len,
+	    size_t max, int64_t version);
 /* Fixed-size base64url member of a decoded body that must equal `want`. */
 int	alx_body_sid(const struct alx_json *, const uint8_t want[ALX_SID_LEN]);
 

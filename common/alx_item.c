@@ -65,7 +65,7 @@ alx_item_encode(const struct alx_item *it, char **json, size_t *len)
 
 	alx_jw_init(&w, ALX_ITEM_BODY_MAX);
 	alx_jw_obj_begin(&w);
-	alx_jw_kint(&w, "v", ALX_PROTO_VERSION);
+	alx_jw_kint(&w, "v", ALX_ITEM_VERSION);
 	alx_jw_kb64(&w, "sid", it->sid, ALX_SID_LEN);
 	alx_jw_kb64(&w, "id", it->id, ALX_ID_LEN);
 	alx_jw_kstr(&w, "kind", it->kind);
@@ -86,6 +86,7 @@ alx_item_encode(const struct alx_item *it, char **json, size_t *len)
 	if (it->has_reply_to)
 		alx_jw_kb64(&w, "reply_to", it->reply_to, ALX_ID_LEN);
 	alx_jw_kb64(&w, "meta", it->meta_ct, it->meta_len);
+	alx_jw_kb64(&w, "kc", it->kc, ALX_HASH_LEN);
 	alx_jw_kint(&w, "size", it->size);
 	alx_jw_key(&w, "chunks");
 	alx_jw_arr_begin(&w);
@@ -179,7 +180,8 @@ alx_item_decode(struct alx_item *it, const uint8_t *body, size_t len)
 	uint8_t		*p;
 	int		 r;
 
-	if ((r = alx_body_begin(&j, body, len, ALX_ITEM_BODY_MAX)) != ALX_OK)
+	if ((r = alx_body_begin_v(&j, body, len, ALX_ITEM_BODY_MAX,
+	    ALX_ITEM_VERSION)) != ALX_OK)
 		return r;
 	if ((r = alx_json_get_b64(j, 0, "sid", it->sid, ALX_SID_LEN)) != ALX_OK ||
 	    (r = alx_json_get_b64(j, 0, "id", it->id, ALX_ID_LEN)) != ALX_OK ||
@@ -227,7 +229,8 @@ alx_item_decode(struct alx_item *it, const uint8_t *body, size_t len)
 	if (r != ALX_OK)
 		goto out;
 	if ((r = alx_json_get_b64_alloc(j, 0, "meta", &it->meta_ct,
-	    &it->meta_len, ALX_META_MAX + ALX_TAG_LEN)) != ALX_OK)
+	    &it->meta_len, ALX_META_MAX + ALX_TAG_LEN)) != ALX_OK ||
+	    (r = alx_json_get_b64(j, 0, "kc", it->kc, ALX_HASH_LEN)) != ALX_OK)
 		goto out;
 	r = alx_item_decode_job(it, j);
 out:
@@ -318,14 +321,21 @@ alx_item_job_key(const struct alx_item *it, const char *to,
 {
 	uint8_t	ctx[64];
 	size_t	i, n;
+	int	r;
 
 	if (!it->has_job)
 		return ALX_ERR_INVALID;
 	n = alx_wrap_ctx_job(ctx, it->sid, it->id);
-	for (i = 0; i < it->job.nwraps; i++)
-		if (strcmp(it->job.wraps[i].to, to) == 0)
-			return alx_wrap_open(&it->job.wraps[i], me, ctx, n,
-			    kitem);
+	for (i = 0; i < it->job.nwraps; i++) {
+		if (strcmp(it->job.wraps[i].to, to) != 0)
+			continue;
+		/* A wrap of another key than the envelope commits to. */
+		if ((r = alx_wrap_open(&it->job.wraps[i], me, ctx, n,
+		    kitem)) == ALX_OK &&
+		    (r = alx_item_check_key(it, kitem)) != ALX_OK)
+			alx_wipe(kitem, ALX_KEY_LEN);
+		return r;
+	}
 	return ALX_ERR_NOT_RECIPIENT;
 }
 

@@ -80,7 +80,7 @@ alx_manifest_encode(const struct alx_manifest *m, char **json, size_t *len)
 
 	alx_jw_init(&w, ALX_MANIFEST_BODY_MAX);
 	alx_jw_obj_begin(&w);
-	alx_jw_kint(&w, "v", ALX_PROTO_VERSION);
+	alx_jw_kint(&w, "v", ALX_MANIFEST_VERSION);
 	alx_jw_kint(&w, "ver", m->ver);
 	if (m->ver > 1) {
 		alx_jw_kb64(&w, "sid", m->sid, ALX_SID_LEN);
@@ -133,6 +133,7 @@ alx_manifest_encode(const struct alx_manifest *m, char **json, size_t *len)
 	alx_jw_arr_end(&w);
 	alx_jw_fplist(&w, "revoked", m->revoked, m->nrevoked);
 	alx_jw_kint(&w, "epoch", m->epoch);
+	alx_jw_kb64(&w, "ekc", m->ekc, ALX_HASH_LEN);
 	alx_jw_wraps(&w, "wraps", m->wraps, m->nwraps);
 	alx_jw_kb64(&w, "private", m->private_ct, m->private_len);
 	alx_jw_obj_end(&w);
@@ -304,7 +305,7 @@ alx_manifest_decode(struct alx_manifest *m, const uint8_t *body, size_t len)
 	}
 	if ((r = alx_json_get_int(j, 0, "v", &v, 0, ALX_JSON_INT_MAX)) != ALX_OK)
 		goto out;
-	if (v != ALX_PROTO_VERSION) {
+	if (v != ALX_MANIFEST_VERSION) {
 		r = ALX_ERR_VERSION;
 		goto out;
 	}
@@ -347,6 +348,8 @@ alx_manifest_decode(struct alx_manifest *m, const uint8_t *body, size_t len)
 	    ALX_JSON_INT_MAX)) != ALX_OK ||
 	    (r = alx_json_get_int(j, 0, "epoch", &m->epoch, 0,
 	    ALX_JSON_INT_MAX)) != ALX_OK ||
+	    (r = alx_json_get_b64(j, 0, "ekc", m->ekc,
+	    ALX_HASH_LEN)) != ALX_OK ||
 	    (r = alx_json_get_bool(j, 0, "approve", &m->approve)) != ALX_OK)
 		goto out;
 	if ((t = alx_json_obj_get(j, 0, "owner")) < 0) {
@@ -549,11 +552,28 @@ alx_manifest_epoch_key(const struct alx_manifest *m, const char *to,
 	const struct alx_wrap	*w;
 	uint8_t			 ctx[64];
 	size_t			 n;
+	int			 r;
 
 	if ((w = alx_manifest_find_wrap(m, to)) == NULL)
 		return ALX_ERR_NOT_RECIPIENT;
 	n = alx_wrap_ctx_manifest(ctx, alx_manifest_ctx_sid(m), m->epoch);
-	return alx_wrap_open(w, kx, ctx, n, key);
+	if ((r = alx_wrap_open(w, kx, ctx, n, key)) == ALX_OK &&
+	    (r = alx_manifest_check_epoch_key(m, key)) != ALX_OK)
+		alx_wipe(key, ALX_KEY_LEN);
+	return r;
+}
+
+int
+alx_manifest_check_epoch_key(const struct alx_manifest *m,
+    const uint8_t ekey[ALX_KEY_LEN])
+{
+	uint8_t	ekc[ALX_HASH_LEN];
+	int	r;
+
+	if ((r = alx_epoch_commit(ekey, ekc)) != ALX_OK)
+		return r;
+	return alx_ct_eq(ekc, m->ekc, ALX_HASH_LEN) ? ALX_OK :
+	    ALX_ERR_KEY_COMMIT;
 }
 
 /* K_priv and the AAD of the private part. */
@@ -590,7 +610,9 @@ alx_manifest_seal_private(struct alx_manifest *m,
 	size_t			 len, aadlen;
 	int			 r;
 
-	if ((r = alx_private_encode(p, &json, &len)) != ALX_OK)
+	/* The key sealing the private part is the one the manifest commits. */
+	if ((r = alx_epoch_commit(ekey, m->ekc)) != ALX_OK ||
+	    (r = alx_private_encode(p, &json, &len)) != ALX_OK)
 		return r;
 	if ((r = alx_manifest_private_key(m, ekey, k, aad, &aadlen)) != ALX_OK)
 		goto out;
@@ -622,6 +644,8 @@ alx_manifest_open_private(const struct alx_manifest *m,
 	memset(p, 0, sizeof(*p));
 	if (m->private_len < ALX_TAG_LEN)
 		return ALX_ERR_TRUNCATED;
+	if ((r = alx_manifest_check_epoch_key(m, ekey)) != ALX_OK)
+		return r;
 	len = m->private_len - ALX_TAG_LEN;
 	if ((r = alx_manifest_private_key(m, ekey, k, aad, &aadlen)) != ALX_OK)
 		goto out;

@@ -270,6 +270,13 @@ int
 alx_body_begin(struct alx_json **jp, const uint8_t *body, size_t len,
     size_t max)
 {
+	return alx_body_begin_v(jp, body, len, max, ALX_PROTO_VERSION);
+}
+
+int
+alx_body_begin_v(struct alx_json **jp, const uint8_t *body, size_t len,
+    size_t max, int64_t version)
+{
 	struct alx_json_limits	lim = { max, 8, 4096 };
 	int64_t			v;
 	int			r;
@@ -280,7 +287,7 @@ alx_body_begin(struct alx_json **jp, const uint8_t *body, size_t len,
 	if (alx_json_type(*jp, 0) != ALX_JSON_OBJECT)
 		r = ALX_ERR_TYPE;
 	else if ((r = alx_json_get_int(*jp, 0, "v", &v, 0,
-	    ALX_JSON_INT_MAX)) == ALX_OK && v != ALX_PROTO_VERSION)
+	    ALX_JSON_INT_MAX)) == ALX_OK && v != version)
 		r = ALX_ERR_VERSION;
 	if (r != ALX_OK) {
 		alx_json_free(*jp);

@@ -248,6 +248,9 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	}
 	if ((r = alx_view_item_key(v, job, kitem)) != ALX_OK) {
 		*reason = "not_recipient";
+		if (r == ALX_ERR_KEY_COMMIT && detail != NULL && detaillen > 0)
+			snprintf(detail, detaillen, "its wrap for this runner "
+			    "holds another key than the job commits to");
 		return RUNNER_REFUSE;
 	}
 	if (alx_item_open_meta(job, kitem, &mj, &mlen) != ALX_OK ||

@@ -64,7 +64,9 @@
 	X(ALX_ERR_NOT_PARTICIPANT, -49, "not_a_participant",  "not a participant of this session") \
 	X(ALX_ERR_CHUNK_PENDING,  -50, "chunk_pending",       "the chunk has not been uploaded yet") \
 	X(ALX_ERR_TOO_MANY_FAILS, -51, "too_many_failures",   "too many failed transfer code attempts") \
-	X(ALX_ERR_TREE_MISMATCH,  -52, "tree_mismatch",       "the workspace does not hold the tree the delta applies to")
+	X(ALX_ERR_TREE_MISMATCH,  -52, "tree_mismatch",       "the workspace does not hold the tree the delta applies to") \
+	X(ALX_ERR_KEY_COMMIT,     -53, "bad_key_commitment",  "the key is not the one its signed envelope commits to") \
+	X(ALX_ERR_ROLLBACK,       -54, "manifest_rollback",   "the relay served an older or different manifest chain than this reader verified before")
 
 enum alx_err {
 	ALX_OK = 0,

@@ -20,7 +20,16 @@
 #include "airlox/buf.h"
 #include "airlox/crypto.h"
 
+/*
+ * ALX_PROTOCOL is the protocol's version (docs/protocol.md). Bodies carry
+ * their own "v": ALX_PROTO_VERSION for the outer signed object and every
+ * body but items and manifests, which carry key commitments since
+ * protocol 2 and are ALX_ITEM_VERSION and ALX_MANIFEST_VERSION.
+ */
+#define ALX_PROTOCOL		2
 #define ALX_PROTO_VERSION	1
+#define ALX_ITEM_VERSION	2
+#define ALX_MANIFEST_VERSION	2
 #define ALX_SID_LEN		16
 #define ALX_ID_LEN		16
 #define ALX_SEED_LEN		32
@@ -219,6 +228,7 @@ struct alx_manifest {
 	size_t			 nwraps;
 	uint8_t			*private_ct;
 	size_t			 private_len;
+	uint8_t			 ekc[ALX_HASH_LEN];	/* commits E_epoch */
 
 	struct alx_signed	 obj;		/* set by sign and open */
 	uint8_t			 hash[ALX_HASH_LEN];
@@ -376,6 +386,7 @@ struct alx_item {
 	uint8_t			 reply_to[ALX_ID_LEN];
 	uint8_t			*meta_ct;
 	size_t			 meta_len;
+	uint8_t			 kc[ALX_HASH_LEN];	/* commits K_item */
 	int64_t			 size;
 	uint8_t			(*chunks)[ALX_HASH_LEN];
 	size_t			 nchunks;
@@ -391,7 +402,27 @@ size_t	alx_chunk_count(int64_t size);
 /* Item keys: member-readable (from the epoch key) or random (jobs). */
 int	alx_item_key_epoch(const uint8_t ekey[ALX_KEY_LEN],
 	    const uint8_t id[ALX_ID_LEN], uint8_t kitem[ALX_KEY_LEN]);
-/* Seal the meta JSON into it->meta_ct (sid, id, author, kind set first). */
+/*
+ * Key commitment (section 6): the envelope signs kc = HKDF(K_item, "",
+ * "airlox/v1/commit", 32), and the manifest ekc = HKDF(E_epoch, "",
+ * "airlox/v1/epoch-commit", 32). AES-GCM does not commit to its key, so
+ * every function below that opens or seals content under a key first
+ * checks the key against the signed commitment (ALX_ERR_KEY_COMMIT): two
+ * readers that open an item at all open it with the same key.
+ */
+int	alx_item_commit(const uint8_t kitem[ALX_KEY_LEN],
+	    uint8_t kc[ALX_HASH_LEN]);
+int	alx_item_check_key(const struct alx_item *,
+	    const uint8_t kitem[ALX_KEY_LEN]);
+int	alx_epoch_commit(const uint8_t ekey[ALX_KEY_LEN],
+	    uint8_t ekc[ALX_HASH_LEN]);
+int	alx_manifest_check_epoch_key(const struct alx_manifest *,
+	    const uint8_t ekey[ALX_KEY_LEN]);
+/*
+ * Seal the meta JSON into it->meta_ct (sid, id, author, kind set first);
+ * sets it->kc, the commitment to kitem, which alx_chunk_seal() then
+ * requires.
+ */
 int	alx_item_seal_meta(struct alx_item *, const uint8_t kitem[ALX_KEY_LEN],
 	    const char *meta, size_t len);
 /* Open the meta into a new NUL-terminated string. */

@@ -11,7 +11,8 @@
  *	ciphertext (the rest)
  *
  * The envelope lists the ciphertext's own hash at `index`, as a relay that
- * accepted it would, so the tag check is what decides. A chunk or meta that
+ * accepted it would, and commits to the header's key, so the tag check is
+ * what decides. A chunk or meta that
  * opens must seal back to the same bytes. Seeds: chunk ciphertexts of
  * tests/vectors/chunk.json with their headers.
  */
@@ -97,6 +98,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(it.id, p + 22, ALX_ID_LEN);
 	memcpy(it.author, p + 38, ALX_FP_LEN);
 	k = p + 54;
+	/* The envelope commits to the header's key, as a sealer's would. */
+	alx_item_commit(k, it.kc);
 	ct = p + FUZZ_HDR;
 	ctlen = size - FUZZ_HDR;
 	n = alx_chunk_count(it.size);

@@ -10,6 +10,14 @@ mkdir -p "$S"
 
 start_relay --plain-http --timeout 3 --rate-limit 100000
 ok $? "relay starts"
+# A peer of protocol 1 (bodies without key commitment, v 1) is refused by
+# name, before anything is stored (docs/protocol.md section 15).
+mkdir "$T/p1"
+"$CLI" create "$T/p1" 3600 >/dev/null
+"$CLI" protocol1 "$T/p1" manifest.json owner >"$T/p1.json"
+like "$(http POST /v1/sessions --data-binary @"$T/p1.json")" \
+    '^400 \{"error":"unsupported_version"' \
+    "a protocol-1 manifest: 400 unsupported_version"
 sid=$("$CLI" create "$S" 3600)
 r=$(http POST /v1/sessions --data-binary @"$S/manifest.json")
 for who in bob:sender carol:observer; do
@@ -43,6 +51,12 @@ is "$rc" 0 "the catalogue passed as a whole"
 n=$(grep -c 'ok [0-9]* - ' "$T/cat.tap")
 [ "$n" -ge 60 ]
 ok $? "at least 60 hostile requests ($n)"
+# Last: relay-cli counts bob's refused item in his chain.
+"$CLI" item "$S" bob text
+"$CLI" protocol1 "$S" item.json bob >"$T/p1item.json"
+like "$(http POST "/v1/sessions/$sid/items" --data-binary @"$T/p1item.json")" \
+    '^400 \{"error":"unsupported_version"' \
+    "a protocol-1 item: 400 unsupported_version"
 stop_relay TERM
 is "$RELAY_STATUS" 0 "SIGTERM: exit status 0"
 done_testing

@@ -22,6 +22,11 @@
  *						the participants named
  *	relay-cli code-open DIR NAME ROLE	prints a code-open object
  *	relay-cli code-fail DIR NAME NAMEPLATE	prints a code-fail object
+ *	relay-cli protocol1 DIR FILE SIGNER	prints FILE's signed object with
+ *						its body made protocol 1 ("v":1,
+ *						key commitment kept), re-signed
+ *						by SIGNER (a participant, or
+ *						"owner" for the owner key)
  * create takes MODE "execute" as a third argument; item reads JOB_TARGET
  * ("runner:NAME" or "label:LABEL") and JOB_TTL for kind job, and
  * REPLY_TO (an item id) for any kind.
@@ -590,6 +595,45 @@ cmd_claim(int argc, char **argv)
 	return 0;
 }
 
+/* A protocol-1 peer's object: body v 2 made 1, signature made again. */
+static int
+cmd_protocol1(int argc, char **argv)
+{
+	struct alx_session_secrets	 sec;
+	struct alx_signkey		 sk;
+	struct alx_kxkey		 kx;
+	struct alx_signed		 s, out;
+	uint8_t				*raw;
+	char				*body;
+	size_t				 len;
+	int				 rc;
+
+	if (argc < 2)
+		die("usage: protocol1 DIR FILE SIGNER", ALX_ERR_INVALID);
+	raw = get(argv[0], &len, 1);
+	if ((rc = alx_signed_parse(&s, (char *)raw, len)) != 0)
+		die(argv[0], rc);
+	body = (char *)s.body;
+	if (strncmp(body, "{\"v\":2,", 7) != 0)
+		die("not a protocol-2 body", ALX_ERR_VERSION);
+	body[5] = '1';
+	if (strcmp(argv[1], "owner") == 0) {
+		load_secrets(&sec);
+		rc = alx_seed_keys(sec.seed[ALX_ROLE_OWNER], &sk, NULL);
+	} else {
+		participant(argv[1], &sk, &kx);
+		rc = 0;
+	}
+	if (rc != 0 || (rc = alx_signed_seal(&out, s.type, s.body,
+	    s.body_len, &sk)) != 0)
+		die("sign", rc);
+	printf("%s", out.raw);
+	alx_signed_free(&out);
+	alx_signed_free(&s);
+	free(raw);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -622,6 +666,8 @@ main(int argc, char **argv)
 		return cmd_announce(argc - 3, argv + 3);
 	if (strcmp(argv[1], "claim") == 0)
 		return cmd_claim(argc - 3, argv + 3);
+	if (strcmp(argv[1], "protocol1") == 0)
+		return cmd_protocol1(argc - 3, argv + 3);
 	fprintf(stderr, "relay-cli: unknown command %s\n", argv[1]);
 	return 1;
 }

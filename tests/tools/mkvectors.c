@@ -14,6 +14,7 @@
  */
 #define ALX_MKVECTORS
 #include "unit/test-vectors.c"
+#include "unit/gcm-collide.h"
 
 
 struct gen {
@@ -65,7 +66,7 @@ gen_open(struct gen *g, const char *file, const char *structure,
 	alx_jw_free(&w);
 	fprintf(g->f, "{\n\"description\": %s,\n\"structure\": \"%s\",\n"
 	    "\"protocol_version\": %d,\n\"cases\": [\n", q, structure,
-	    ALX_PROTO_VERSION);
+	    ALX_PROTOCOL);
 	free(q);
 }
 
@@ -630,6 +631,54 @@ gen_open_case(struct gen *g, const char *name, const uint8_t *sid,
 	gen_end(g, want, NULL);
 }
 
+/* The ekc member of a manifest body, as it is written. */
+static char *
+ekc_member(const uint8_t ekey[32])
+{
+	uint8_t	ekc[32];
+	char	b64[ALX_B64_ENCLEN(32) + 1], m[96];
+
+	alx_epoch_commit(ekey, ekc);
+	alx_b64_encode(b64, ekc, 32);
+	snprintf(m, sizeof(m), "\"ekc\":\"%s\"", b64);
+	return strdup(m);
+}
+
+/*
+ * v2 whose ekc commits to another key than the one its wraps hold (the
+ * epoch-0 key): every recipient refuses the key it unwraps, and the
+ * private part, with bad_key_commitment.
+ */
+static void
+gen_manifest_ekc(struct gen *g, const struct world *w)
+{
+	char	*good, *bad, *t, *s;
+
+	good = ekc_member(w->ekey1);
+	bad = ekc_member(w->ekey0);
+	t = edit(w->v2_body, good, bad);
+	s = craft("manifest", w->owner_sign_seed, t);
+	gen_open_case(g, "v2 whose ekc commits to another key (it opens: "
+	    "only a key holder can tell)", w->sid, w->v1, s, NULL, NULL);
+	gen_case(g, "v2 whose ekc commits to another key: the observer's "
+	    "wrap", "epoch_key");
+	gi_manifests(g, w->v1, s, NULL);
+	gi_hex(g, "sid", w->sid, 16);
+	gi_str(g, "to", "observer");
+	gi_hex(g, "role_seed", w->seed[ALX_ROLE_OBSERVER], 32);
+	gen_end(g, "bad_key_commitment", NULL);
+	gen_case(g, "v2 whose ekc commits to another key: the private part",
+	    "private");
+	gi_manifests(g, w->v1, s, NULL);
+	gi_hex(g, "sid", w->sid, 16);
+	gi_hex(g, "epoch_key", w->ekey1, 32);
+	gen_end(g, "bad_key_commitment", NULL);
+	free(s);
+	free(t);
+	free(good);
+	free(bad);
+}
+
 static void
 gen_manifest(struct gen *g, struct world *w)
 {
@@ -647,11 +696,13 @@ gen_manifest(struct gen *g, struct world *w)
 	    "approve a runner, revoke participants, rotate a role (keep lists "
 	    "the role's participants that carry on, with their kx keys), and "
 	    "with new_epoch a new epoch key wrapped to owner, roles and kept "
-	    "members in that order. op open: open the chain for the anchor "
-	    "sid; op epoch_key: open the current epoch key for `to` with a "
-	    "role seed or a participant's kx secret; op private: open the "
-	    "private part. Objects, sids and fingerprints are reused by the "
-	    "other files.");
+	    "members in that order; ekc = HKDF-SHA-256(epoch key, \"\", "
+	    "\"airlox/v1/epoch-commit\", 32) commits to the epoch key. op "
+	    "open: open the chain for the anchor sid; op epoch_key: open the "
+	    "current epoch key for `to` with a role seed or a participant's "
+	    "kx secret, and check it against ekc; op private: open the "
+	    "private part (its key checked against ekc first). Objects, sids "
+	    "and fingerprints are reused by the other files.");
 	gen_case(g, "v1, execute mode", "create");
 	gi_manifest_v1(g, w, 1, 10 * 1024 * 1024);
 	gen_end(g, NULL, &o);
@@ -711,12 +762,19 @@ gen_manifest(struct gen *g, struct world *w)
 	gen_open_case(g, "v2 signed by another key", w->sid, w->v1, s, NULL,
 	    "unknown_key");
 	free(s);
-	t = edit(w->v2_body, "{\"v\":1,", "{\"v\":2,");
+	t = edit(w->v2_body, "{\"v\":2,", "{\"v\":3,");
 	s = craft("manifest", w->owner_sign_seed, t);
 	gen_open_case(g, "v2 body of unknown version", w->sid, w->v1, s, NULL,
 	    "unsupported_version");
 	free(s);
 	free(t);
+	t = edit(w->v2_body, "{\"v\":2,", "{\"v\":1,");
+	s = craft("manifest", w->owner_sign_seed, t);
+	gen_open_case(g, "v2 body of protocol 1 (no key commitment)", w->sid,
+	    w->v1, s, NULL, "unsupported_version");
+	free(s);
+	free(t);
+	gen_manifest_ekc(g, w);
 	t = edit(w->v2_body, "\"ver\":2", "\"ver\":3");
 	s = craft("manifest", w->owner_sign_seed, t);
 	gen_open_case(g, "version skips", w->sid, w->v1, s, NULL,
@@ -1049,13 +1107,23 @@ gi_content(struct gen *g, const struct world *w, const uint8_t *sid,
 	gi_hex(g, "item_key", k, 32);
 }
 
+/* kc of an item key (section 6). */
+static void
+kc_of(const uint8_t k[32], uint8_t kc[32])
+{
+	if (alx_item_commit(k, kc) != ALX_OK)
+		abort();
+}
+
 static void
 gen_meta_open(struct gen *g, const struct world *w, const char *name,
     const uint8_t *sid, const uint8_t *id, int author, const char *kind,
-    const uint8_t *k, const uint8_t *ct, size_t ctlen, const char *want)
+    const uint8_t *k, const uint8_t *kc, const uint8_t *ct, size_t ctlen,
+    const char *want)
 {
 	gen_case(g, name, "open");
 	gi_content(g, w, sid, id, author, kind, k);
+	gi_hex(g, "kc", kc, 32);
 	gi_hex(g, "ct", ct, ctlen);
 	gen_end(g, want, NULL);
 }
@@ -1090,18 +1158,23 @@ static void
 gen_meta(struct gen *g, const struct world *w)
 {
 	struct outs	 o;
-	uint8_t		 id[16], k[32], k2[32], *ct;
+	uint8_t		 id[16], k[32], k2[32], kc[32], kc2[32], *ct;
 	size_t		 len;
 
-	gen_open(g, "meta.json", "meta", "Sealed meta (section 6): k_meta = "
-	    "HKDF-SHA-256(item_key, salt empty, \"airlox/v1/meta\", 32); aad = "
+	gen_open(g, "meta.json", "meta", "Sealed meta (section 6): kc = "
+	    "HKDF-SHA-256(item_key, salt empty, \"airlox/v1/commit\", 32) is "
+	    "the commitment the item envelope signs; k_meta = HKDF-SHA-256("
+	    "item_key, salt empty, \"airlox/v1/meta\", 32); aad = "
 	    "\"airlox/v1/meta\" || 0x00 || sid || id || author (fp, 16 bytes) "
 	    "|| kind || 0x00; ct = AES-256-GCM(k_meta, nonce 12 zero bytes, "
-	    "aad, meta) with the 16-byte tag appended. op open gives meta or "
-	    "the error.");
+	    "aad, meta) with the 16-byte tag appended. op open: with the "
+	    "envelope's kc, check item_key against kc (bad_key_commitment), "
+	    "then open; gives meta or the error.");
 	fx("meta item id", id, 16);
 	fx("meta item key", k, 32);
 	fx("another item key", k2, 32);
+	kc_of(k, kc);
+	kc_of(k2, kc2);
 	gen_case(g, "text message", "seal");
 	gi_content(g, w, w->sid, id, P_S2, "text", k);
 	gi_str(g, "meta", "{\"v\":1,\"text\":\"hello, world\"}");
@@ -1114,28 +1187,30 @@ gen_meta(struct gen *g, const struct world *w)
 	gi_str(g, "meta", "{\"v\":1,\"name\":\"report.pdf\",\"type\":"
 	    "\"application/pdf\"}");
 	gen_end(g, NULL, NULL);
-	gen_meta_open(g, w, "open", w->sid, id, P_S2, "text", k, ct, len,
+	gen_meta_open(g, w, "open", w->sid, id, P_S2, "text", k, kc, ct, len,
 	    NULL);
 	ct[3] ^= 0x01;
 	gen_meta_open(g, w, "flipped ciphertext bit", w->sid, id, P_S2,
-	    "text", k, ct, len, "bad_ciphertext");
+	    "text", k, kc, ct, len, "bad_ciphertext");
 	ct[3] ^= 0x01;
 	ct[len - 1] ^= 0x80;
 	gen_meta_open(g, w, "flipped tag bit", w->sid, id, P_S2, "text", k,
-	    ct, len, "bad_ciphertext");
+	    kc, ct, len, "bad_ciphertext");
 	ct[len - 1] ^= 0x80;
-	gen_meta_open(g, w, "wrong key", w->sid, id, P_S2, "text", k2, ct,
-	    len, "bad_ciphertext");
+	gen_meta_open(g, w, "a key the envelope does not commit to", w->sid,
+	    id, P_S2, "text", k2, kc, ct, len, "bad_key_commitment");
+	gen_meta_open(g, w, "wrong key, with its own commitment", w->sid, id,
+	    P_S2, "text", k2, kc2, ct, len, "bad_ciphertext");
 	gen_meta_open(g, w, "moved to another kind", w->sid, id, P_S2, "file",
-	    k, ct, len, "bad_ciphertext");
+	    k, kc, ct, len, "bad_ciphertext");
 	gen_meta_open(g, w, "moved to another session", w->other_sid, id,
-	    P_S2, "text", k, ct, len, "bad_ciphertext");
+	    P_S2, "text", k, kc, ct, len, "bad_ciphertext");
 	gen_meta_open(g, w, "moved to another author", w->sid, id, P_S1,
-	    "text", k, ct, len, "bad_ciphertext");
+	    "text", k, kc, ct, len, "bad_ciphertext");
 	gen_meta_open(g, w, "moved to another item", w->sid, w->sid, P_S2,
-	    "text", k, ct, len, "bad_ciphertext");
+	    "text", k, kc, ct, len, "bad_ciphertext");
 	gen_meta_open(g, w, "shorter than a tag", w->sid, id, P_S2, "text", k,
-	    ct, ALX_TAG_LEN - 1, "truncated");
+	    kc, ct, ALX_TAG_LEN - 1, "truncated");
 	free(ct);
 	gen_close(g);
 }
@@ -1227,10 +1302,13 @@ gen_chunk_open(struct gen *g, const struct world *w, const char *name,
     const uint8_t *id, const uint8_t *k, int64_t size, uint8_t (*h)[32],
     size_t nh, int64_t index)
 {
+	uint8_t	kc[32];
 	size_t	i;
 
 	gen_case(g, name, "open");
 	gi_content(g, w, w->sid, id, P_S2, "file", k);
+	kc_of(k, kc);
+	gi_hex(g, "kc", kc, 32);
 	gi_int(g, "size", size);
 	alx_jw_key(&g->in, "chunks");
 	alx_jw_arr_begin(&g->in);
@@ -1238,6 +1316,66 @@ gen_chunk_open(struct gen *g, const struct world *w, const char *name,
 		gi_hex_elem(g, h[i], 32);
 	alx_jw_arr_end(&g->in);
 	gi_int(g, "index", index);
+}
+
+/* The two-key chunk: see chunk.json's description. */
+static void
+gen_chunk_two_keys(struct gen *g, const struct world *w)
+{
+	struct alx_item	 it;
+	uint8_t		 ka[32], kb[32], kca[32], kcb[32], nonce[12];
+	uint8_t		 aad[160], ct[64 + ALX_TAG_LEN], h[1][32], id[16];
+	size_t		 al;
+	int		 i;
+	const uint8_t	*keys[2];
+	const char	*names[2] = { "two-key chunk, plain GCM under key a",
+			    "two-key chunk, plain GCM under key b" };
+
+	memset(&it, 0, sizeof(it));
+	fx("two-key file id", id, 16);
+	fx("two-key item key a", ka, 32);
+	fx("two-key item key b", kb, 32);
+	memcpy(it.sid, w->sid, 16);
+	memcpy(it.id, id, 16);
+	memcpy(it.author, w->pfp[P_S2], 16);
+	strcpy(it.kind, "file");
+	alx_hkdf_sha256(kca, 32, ka, 32, NULL, 0, "airlox/v1/chunk", 15);
+	alx_hkdf_sha256(kcb, 32, kb, 32, NULL, 0, "airlox/v1/chunk", 15);
+	memset(nonce, 0, sizeof(nonce));
+	al = content_aad(aad, "airlox/v1/chunk", &it);
+	alx_be64(aad + al, 0);
+	al += 8;
+	aad[al++] = 1;
+	rule_fill(ct, 64, 0);
+	if (gcm_collide(kca, kcb, nonce, aad, al, ct, 64, ct + 64) != 0)
+		gen_fail(g, "no two-key ciphertext");
+	alx_sha256(h[0], ct, sizeof(ct));
+	keys[0] = ka;
+	keys[1] = kb;
+	for (i = 0; i < 2; i++) {
+		gen_case(g, names[i], "gcm");
+		gi_content(g, w, w->sid, id, P_S2, "file", keys[i]);
+		gi_int(g, "chunk_count", 1);
+		gi_int(g, "index", 0);
+		gi_hex(g, "ct", ct, sizeof(ct));
+		gen_end(g, NULL, NULL);
+	}
+	gen_chunk_open(g, w, "two-key chunk, the key the envelope commits to",
+	    id, ka, 64, h, 1, 0);
+	gi_hex(g, "ct", ct, sizeof(ct));
+	gen_end(g, NULL, NULL);
+	kc_of(ka, kca);
+	gen_case(g, "two-key chunk, the other key", "open");
+	gi_content(g, w, w->sid, id, P_S2, "file", kb);
+	gi_hex(g, "kc", kca, 32);
+	gi_int(g, "size", 64);
+	alx_jw_key(&g->in, "chunks");
+	alx_jw_arr_begin(&g->in);
+	gi_hex_elem(g, h[0], 32);
+	alx_jw_arr_end(&g->in);
+	gi_int(g, "index", 0);
+	gi_hex(g, "ct", ct, sizeof(ct));
+	gen_end(g, "bad_key_commitment", NULL);
 }
 
 static void
@@ -1263,8 +1401,16 @@ gen_chunk(struct gen *g, struct world *w)
 	    "envelope's size and chunk hashes (hex), a chunk index and its "
 	    "ciphertext (ct, or ct_of_chunk j: chunk j of the rule payload "
 	    "sealed for this item, or for one of ct_item_size or "
-	    "ct_item_id); expected the SHA-256 of the plaintext, or the "
-	    "error.");
+	    "ct_item_id) and kc, the envelope's commitment to the item key "
+	    "(meta.json); item_key is checked against kc first "
+	    "(bad_key_commitment); expected the SHA-256 of the plaintext, or "
+	    "the error. The two-key chunk is one AES-GCM ciphertext made to "
+	    "authenticate under two item keys (GHASH is linear in a "
+	    "ciphertext block, so one block can be solved for): op gcm opens "
+	    "it with plain AES-256-GCM under k_chunk of either key, to two "
+	    "different plaintexts (pt_sha256, pt_head16), given chunk_count, "
+	    "index and ct; op open with the envelope's kc lets only the "
+	    "committed key open it.");
 	alx_item_key_epoch(w->ekey0, w->item_ids[2], k);
 	gen_case(g, "2.5 MiB file, 3 chunks", "seal");
 	gi_content(g, w, w->sid, w->item_ids[2], P_S2, "file", k);
@@ -1356,6 +1502,7 @@ gen_chunk(struct gen *g, struct world *w)
 	gen_end(g, "bad_ciphertext", NULL);
 	free(ct);
 	free(ct2);
+	gen_chunk_two_keys(g, w);
 	gen_close(g);
 }
 
@@ -1438,7 +1585,7 @@ static void
 gen_item(struct gen *g, struct world *w)
 {
 	struct outs	 o;
-	uint8_t		 k1[32];
+	uint8_t		 k0[32], k1[32];
 	char		*b0, *b2, *p, *q, *t, *s;
 	int		 i;
 
@@ -1446,12 +1593,14 @@ gen_item(struct gen *g, struct world *w)
 	    "review-agent (participant_seed of cert.json) in the session of "
 	    "manifest.json. op seal: the item key is HKDF-SHA-256(epoch_key, "
 	    "salt id, \"airlox/v1/item\", 32) (or item_key as given); meta "
-	    "sealed as in meta.json, payload chunks as in chunk.json (their "
-	    "SHA-256 in chunks); the body as libairlox writes it, signed as "
+	    "sealed as in meta.json, kc its commitment (meta.json), payload "
+	    "chunks as in chunk.json (their SHA-256 in chunks); the body (v 2) "
+	    "as libairlox writes it, signed as "
 	    "in signed.json with type item; hash names the item in chains. "
 	    "op open: the object for sid with author_pk trusted; with "
 	    "last_seq (and last_hash) the reader's view of this author's "
-	    "chain is checked too. op meta: open the meta with item_key. op "
+	    "chain is checked too. op meta: open the meta with item_key "
+	    "(checked against the envelope's kc first). op "
 	    "check_manifest: the opened item against the manifest chain it "
 	    "acts on (manifests, anchored by manifest_sid): its mv and epoch "
 	    "must be the manifest's, its size within item_max.");
@@ -1461,6 +1610,7 @@ gen_item(struct gen *g, struct world *w)
 	gen_end(g, NULL, &o);
 	w->items[0] = kept(&o, "object");
 	unhex(out_get(&o, "hash"), w->item_hash[0], 32);
+	unhex(out_get(&o, "item_key"), k0, 32);
 	outs_free(&o);
 	gen_case(g, "text, second: prev, to, reply_to", "seal");
 	gi_item(g, w, P_S2, w->item_ids[1], "text", 2, w->item_hash[0],
@@ -1496,6 +1646,12 @@ gen_item(struct gen *g, struct world *w)
 	gi_hex(g, "author_pk", w->ppk[P_S2], 32);
 	gi_hex(g, "item_key", k1, 32);
 	gen_end(g, NULL, NULL);
+	gen_case(g, "meta of the second with the first's key", "meta");
+	gi_str(g, "object", w->items[1]);
+	gi_hex(g, "sid", w->sid, 16);
+	gi_hex(g, "author_pk", w->ppk[P_S2], 32);
+	gi_hex(g, "item_key", k0, 32);
+	gen_end(g, "bad_key_commitment", NULL);
 
 	gen_item_check(g, w, "file within item_max of v1", w->items[2], w->v1,
 	    NULL, w->sid, NULL);
@@ -1532,8 +1688,16 @@ gen_item(struct gen *g, struct world *w)
 	    "\"size\":2621440", "\"size\":104857601", "out_of_range");
 	gen_item_crafted(g, w, "duplicate key in the body", b0,
 	    "\"seq\":1", "\"seq\":1,\"seq\":1", "duplicate_key");
-	gen_item_crafted(g, w, "unknown body version", b0, "{\"v\":1,",
-	    "{\"v\":2,", "unsupported_version");
+	gen_item_crafted(g, w, "unknown body version", b0, "{\"v\":2,",
+	    "{\"v\":3,", "unsupported_version");
+	gen_item_crafted(g, w, "body of protocol 1 (no key commitment)", b0,
+	    "{\"v\":2,", "{\"v\":1,", "unsupported_version");
+	p = strstr(b0, ",\"kc\":\"");
+	q = strchr(p + 7, '"');
+	s = strndup(p, (size_t)(q + 1 - p));
+	gen_item_crafted(g, w, "no key commitment", b0, s, "",
+	    "missing_field");
+	free(s);
 	gen_item_crafted(g, w, "unknown body member is ignored", b0,
 	    "\"seq\":1", "\"seq\":1,\"priority\":\"high\"", NULL);
 	gen_item_crafted(g, w, "author is not the signer's fingerprint", b0,
@@ -1609,7 +1773,7 @@ gen_chain(struct gen *g, const struct world *w)
 
 static void
 gi_job_wrap(struct gen *g, const char *to, const uint8_t *kx,
-    const char *label)
+    const char *label, const uint8_t *key)
 {
 	uint8_t	esk[32];
 
@@ -1618,12 +1782,16 @@ gi_job_wrap(struct gen *g, const char *to, const uint8_t *kx,
 	gi_hex(g, "kx_pk", kx, 32);
 	fx(label, esk, 32);
 	gi_hex(g, "eph", esk, 32);
+	if (key != NULL)
+		gi_hex(g, "key", key, 32);
 	alx_jw_obj_end(&g->in);
 }
 
+/* A job; with runner_key, the runner's wrap holds that key instead. */
 static void
 gi_job(struct gen *g, const struct world *w, const uint8_t *id,
-    const uint8_t *k, int label, const uint8_t *okx)
+    const uint8_t *k, int label, const uint8_t *okx,
+    const uint8_t *runner_key)
 {
 	gi_hex(g, "sid", w->sid, 16);
 	gi_hex(g, "id", id, 16);
@@ -1644,9 +1812,10 @@ gi_job(struct gen *g, const struct world *w, const uint8_t *id,
 	gi_int(g, "not_after", 1767229500);
 	alx_jw_key(&g->in, "wraps");
 	alx_jw_arr_begin(&g->in);
-	gi_job_wrap(g, "owner", okx, "job eph owner");
-	gi_job_wrap(g, w->pfps[P_S2], w->pkx[P_S2], "job eph author");
-	gi_job_wrap(g, w->pfps[P_R1], w->pkx[P_R1], "job eph runner");
+	gi_job_wrap(g, "owner", okx, "job eph owner", NULL);
+	gi_job_wrap(g, w->pfps[P_S2], w->pkx[P_S2], "job eph author", NULL);
+	gi_job_wrap(g, w->pfps[P_R1], w->pkx[P_R1], "job eph runner",
+	    runner_key);
 	alx_jw_arr_end(&g->in);
 	alx_jw_obj_end(&g->in);
 }
@@ -1681,7 +1850,7 @@ gen_job(struct gen *g, const struct world *w)
 {
 	struct alx_kxkey	 okx, rkx;
 	struct outs		 o;
-	uint8_t			 id[16], k[32];
+	uint8_t			 id[16], k[32], k2[32];
 	char			*job;
 
 	gen_open(g, "job.json", "job", "Jobs (section 8): an item of kind "
@@ -1692,19 +1861,21 @@ gen_job(struct gen *g, const struct world *w)
 	    "binds as job_hash. op job_key: open the wrap addressed to `to` "
 	    "with kx_secret (the owner's is keys.json's kx_secret of the "
 	    "owner seed); nobody else gets the key: not_recipient, or "
-	    "bad_ciphertext with someone else's wrap. op expiry: the job "
+	    "bad_ciphertext with someone else's wrap; a wrap that holds "
+	    "another key than the envelope's kc commits to is "
+	    "bad_key_commitment. op expiry: the job "
 	    "against the reader's clock now: expired past not_after.");
 	alx_seed_keys(w->seed[ALX_ROLE_OWNER], NULL, &okx);
 	alx_seed_keys(w->seed[ALX_ROLE_RUNNER], NULL, &rkx);
 	fx("job id", id, 16);
 	fx("job key", k, 32);
 	gen_case(g, "shell job for a runner by name", "seal");
-	gi_job(g, w, id, k, 0, okx.pk);
+	gi_job(g, w, id, k, 0, okx.pk, NULL);
 	gen_end(g, NULL, &o);
 	job = kept(&o, "object");
 	outs_free(&o);
 	gen_case(g, "shell job for a label", "seal");
-	gi_job(g, w, id, k, 1, okx.pk);
+	gi_job(g, w, id, k, 1, okx.pk, NULL);
 	gen_end(g, NULL, NULL);
 	gen_case(g, "open", "open");
 	gi_str(g, "object", job);
@@ -1740,6 +1911,18 @@ gen_job(struct gen *g, const struct world *w)
 	    "not_recipient");
 	gen_job_key(g, w, "revoked sender", job, w->pfps[P_S1], w->pkxs[P_S1],
 	    "not_recipient");
+	free(job);
+	/* A sender that gives the runner another key than the owner. */
+	fx("another job key", k2, 32);
+	gen_case(g, "shell job whose runner wrap holds another key", "seal");
+	gi_job(g, w, id, k, 0, okx.pk, k2);
+	gen_end(g, NULL, &o);
+	job = kept(&o, "object");
+	outs_free(&o);
+	gen_job_key(g, w, "two keys: the owner's wrap opens", job, "owner",
+	    okx.sk, NULL);
+	gen_job_key(g, w, "two keys: the runner's wrap is refused", job,
+	    w->pfps[P_R1], w->pkxs[P_R1], "bad_key_commitment");
 	free(job);
 	alx_kx_wipe(&okx);
 	alx_kx_wipe(&rkx);

@@ -1,6 +1,6 @@
 /*
  * test-guarantees.c: one group of tests per guarantee of the protocol
- * (issue 2, "What the protocol must guarantee", 1 to 11), each trying to
+ * (1 to 12: what the protocol must guarantee), each trying to
  * break it with libairlox directly: the relay's view is scanned for
  * secrets, signed bytes are flipped, items dropped, replayed and moved,
  * keys tried by everyone who should not hold them.
@@ -16,6 +16,7 @@
 
 #include "airlox.h"
 #include "tap.h"
+#include "unit/gcm-collide.h"
 
 #define MARK_TEXT	"MARKER-plaintext-of-a-message"
 #define MARK_FILE	"MARKER-secret-file-name.txt"
@@ -333,11 +334,11 @@ g1_relay_blind(struct world *w)
 {
 	static const char *const item_fields[] = { "v", "sid", "id", "kind",
 	    "author", "seq", "prev", "time", "mv", "epoch", "to", "reply_to",
-	    "meta", "size", "chunks", "job", NULL };
+	    "meta", "kc", "size", "chunks", "job", NULL };
 	static const char *const manifest_fields[] = { "v", "ver", "sid",
 	    "prev", "nonce", "mode", "created", "expires", "item_max",
 	    "session_max", "owner", "roles", "keep", "approve", "approved",
-	    "revoked", "epoch", "wraps", "private", NULL };
+	    "revoked", "epoch", "ekc", "wraps", "private", NULL };
 	static const char *const cert_fields[] = { "v", "sid", "role", "n",
 	    "pk", "kx", "name", "kind", "time", NULL };
 	struct relay_view	 v;
@@ -625,7 +626,7 @@ g4_job_readers(struct world *w)
 	}
 	/* The epoch key (every member has it) does not open a job. */
 	alx_item_key_epoch(w->sec.epoch_key, got.id, e);
-	is_int(alx_item_open_meta(&got, e, &meta, &len), ALX_ERR_DECRYPT,
+	is_int(alx_item_open_meta(&got, e, &meta, &len), ALX_ERR_KEY_COMMIT,
 	    "the epoch key does not open a job's meta");
 	/* Messages are readable by every member through its role's wrap. */
 	is_int(make_text(&t, w, P_SND, 2, job.hash,
@@ -850,8 +851,9 @@ g5_order(struct world *w)
 	is_int(alx_item_open_meta(&it[3], k, &m, &n), ALX_ERR_DECRYPT,
 	    "a meta moved to another item: bad_ciphertext");
 	alx_item_key_epoch(w->sec.epoch_key, it[2].id, k);
-	is_int(alx_item_open_meta(&it[3], k, &m, &n), ALX_ERR_DECRYPT,
-	    "even with the right item key");
+	is_int(alx_item_open_meta(&it[3], k, &m, &n), ALX_ERR_KEY_COMMIT,
+	    "even with the key it was sealed under (the envelope commits to "
+	    "its own): bad_key_commitment");
 	for (i = 0; i < 4; i++)
 		alx_item_free(&it[i]);
 }
@@ -1460,10 +1462,16 @@ g10_versions(struct world *w)
 
 	tap_diag("guarantee 10: versions and unknown members");
 	make_text(&t, w, P_SND, 1, NULL, "{\"v\":1,\"text\":\"v\"}");
-	raw = resign(&t, "{\"v\":1,", "{\"v\":2,", &w->p[P_SND].sk);
+	raw = resign(&t, "{\"v\":2,", "{\"v\":3,", &w->p[P_SND].sk);
 	is_int(alx_item_open(&got, raw, strlen(raw), w->m2.sid,
 	    w->p[P_SND].sk.pk), ALX_ERR_VERSION,
-	    "an item body of version 2: unsupported_version");
+	    "an item body of version 3: unsupported_version");
+	free(raw);
+	/* A protocol-1 item (no key commitment) is not read as one. */
+	raw = resign(&t, "{\"v\":2,", "{\"v\":1,", &w->p[P_SND].sk);
+	is_int(alx_item_open(&got, raw, strlen(raw), w->m2.sid,
+	    w->p[P_SND].sk.pk), ALX_ERR_VERSION,
+	    "an item body of version 1: unsupported_version");
 	free(raw);
 	raw = resign(&t, "\"seq\":1", "\"seq\":1,\"later\":[1,{\"x\":null}]",
 	    &w->p[P_SND].sk);
@@ -1572,6 +1580,144 @@ g11_vocabulary(void)
 	is_int(alx_errcode("no_such_error"), 0, "an unknown name maps to 0");
 }
 
+/*
+ * 12. One item, one key. AES-GCM does not commit to its key: a sender
+ * could give two recipients two keys that open one ciphertext to two
+ * different plaintexts. The signed envelope commits to the item key (and
+ * the manifest to the epoch key), and every function that opens content
+ * checks the key against it first.
+ */
+static void
+g12_two_keys_job(struct world *w)
+{
+	const struct party	*s = &w->p[P_SND], *run = &w->p[P_RUN];
+	struct alx_item		 job, got;
+	struct alx_kxkey	 okx;
+	uint8_t			 k1[ALX_KEY_LEN], k2[ALX_KEY_LEN], k[ALX_KEY_LEN];
+	uint8_t			 ctx[64];
+	size_t			 n;
+
+	/* The owner's wrap holds k1 (the sealed key), the runner's k2. */
+	item_init(&job, &w->m2, s, "job", 1, NULL);
+	job.has_job = 1;
+	snprintf(job.job.name, sizeof(job.job.name), "gpu-box");
+	job.job.not_after = 1700003600;
+	job.job.wraps = calloc(2, sizeof(struct alx_wrap));
+	alx_random(k1, sizeof(k1));
+	alx_random(k2, sizeof(k2));
+	n = alx_wrap_ctx_job(ctx, job.sid, job.id);
+	alx_wrap_seal(&job.job.wraps[0], "owner", w->m2.owner_kx, ctx, n, k1);
+	alx_wrap_seal(&job.job.wraps[1], run->fps, run->kx.pk, ctx, n, k2);
+	job.job.nwraps = 2;
+	alx_item_seal_meta(&job, k1, "{\"v\":1,\"kind\":\"shell\","
+	    "\"cmd\":\"true\"}", 37);
+	is_int(alx_item_sign(&job, &s->sk), ALX_OK, "a job whose runner wrap "
+	    "holds another key than the owner's");
+	is_int(alx_item_open(&got, job.obj.raw, job.obj.raw_len, w->m2.sid,
+	    s->sk.pk), ALX_OK, "its envelope verifies (the relay stores it)");
+	alx_seed_keys(w->sec.seed[ALX_ROLE_OWNER], NULL, &okx);
+	is_int(alx_item_job_key(&got, "owner", &okx, k), ALX_OK,
+	    "the owner opens the key the envelope commits to");
+	is_int(alx_item_job_key(&got, run->fps, &run->kx, k),
+	    ALX_ERR_KEY_COMMIT, "the runner's other key: bad_key_commitment");
+	is_int(alx_item_check_key(&got, k2), ALX_ERR_KEY_COMMIT,
+	    "and that key is never taken for the job's");
+	alx_kx_wipe(&okx);
+	alx_item_free(&got);
+	alx_item_free(&job);
+}
+
+/* A chunk that authenticates under two item keys (gcm-collide.h). */
+static void
+g12_two_keys_chunk(struct world *w)
+{
+	struct alx_item	 f, got;
+	uint8_t		 k1[ALX_KEY_LEN], k2[ALX_KEY_LEN], c1[32], c2[32];
+	uint8_t		 nonce[ALX_NONCE_LEN], aad[160], ct[64 + ALX_TAG_LEN];
+	uint8_t		 p1[64], p2[64];
+	char		*m;
+	size_t		 al, n;
+
+	item_init(&f, &w->m2, &w->p[P_SND], "file", 1, NULL);
+	f.size = 64;
+	f.nchunks = 1;
+	f.chunks = calloc(1, ALX_HASH_LEN);
+	alx_random(k1, sizeof(k1));
+	alx_random(k2, sizeof(k2));
+	alx_item_seal_meta(&f, k1, "{\"v\":1,\"name\":\"a.bin\"}", 22);
+	alx_hkdf_sha256(c1, 32, k1, 32, NULL, 0, "airlox/v1/chunk", 15);
+	alx_hkdf_sha256(c2, 32, k2, 32, NULL, 0, "airlox/v1/chunk", 15);
+	memset(nonce, 0, sizeof(nonce));
+	al = strlen("airlox/v1/chunk") + 1;
+	memcpy(aad, "airlox/v1/chunk", al);
+	memcpy(aad + al, f.sid, ALX_SID_LEN);
+	al += ALX_SID_LEN;
+	memcpy(aad + al, f.id, ALX_ID_LEN);
+	al += ALX_ID_LEN;
+	memcpy(aad + al, f.author, ALX_FP_LEN);
+	al += ALX_FP_LEN;
+	memcpy(aad + al, "file", 5);
+	al += 5;
+	memset(aad + al, 0, 8);		/* be64(0) */
+	al += 8;
+	aad[al++] = 1;			/* final */
+	memset(ct, 0x5a, sizeof(ct));
+	if (gcm_collide(c1, c2, nonce, aad, al, ct, 64, ct + 64) != 0)
+		abort();
+	alx_sha256(f.chunks[0], ct, sizeof(ct));
+	is_int(alx_item_sign(&f, &w->p[P_SND].sk), ALX_OK,
+	    "a file whose one chunk was made for two keys");
+	is_int(alx_aead_open(p1, c1, nonce, aad, al, ct, sizeof(ct)), ALX_OK,
+	    "plain AES-GCM: it authenticates under the first key");
+	is_int(alx_aead_open(p2, c2, nonce, aad, al, ct, sizeof(ct)), ALX_OK,
+	    "and under the second");
+	ok(memcmp(p1, p2, sizeof(p1)) != 0, "to two different plaintexts");
+	is_int(alx_item_open(&got, f.obj.raw, f.obj.raw_len, w->m2.sid,
+	    w->p[P_SND].sk.pk), ALX_OK, "its envelope verifies");
+	is_int(alx_chunk_open(&got, k1, 0, ct, sizeof(ct), p1), ALX_OK,
+	    "the committed key opens the chunk");
+	is_int(alx_chunk_open(&got, k2, 0, ct, sizeof(ct), p2),
+	    ALX_ERR_KEY_COMMIT, "the other key: bad_key_commitment");
+	is_int(alx_item_open_meta(&got, k2, &m, &n), ALX_ERR_KEY_COMMIT,
+	    "nor does it open the meta");
+	is_int(alx_chunk_seal(&got, k2, 0, p2, sizeof(p2), ct),
+	    ALX_ERR_KEY_COMMIT, "nor seal a chunk of the item");
+	alx_item_free(&got);
+	alx_item_free(&f);
+}
+
+static void
+g12_epoch_commitment(struct world *w)
+{
+	struct alx_manifest	 m;
+	struct alx_private	 p;
+	struct alx_kxkey	 kx;
+	uint8_t			 k[ALX_KEY_LEN];
+
+	alx_seed_keys(w->sec.seed[ALX_ROLE_OBSERVER], NULL, &kx);
+	is_int(alx_manifest_epoch_key(&w->m2, "observer", &kx, k), ALX_OK,
+	    "the observer's wrap opens the committed epoch key");
+	if (alx_manifest_copy(&m, &w->m2) != ALX_OK)
+		abort();
+	m.ekc[7] ^= 0x01;	/* a commitment to another key */
+	is_int(alx_manifest_epoch_key(&m, "observer", &kx, k),
+	    ALX_ERR_KEY_COMMIT, "a wrap of another key than ekc commits to: "
+	    "bad_key_commitment");
+	is_int(alx_manifest_open_private(&m, w->sec.epoch_key, &p),
+	    ALX_ERR_KEY_COMMIT, "and the private part is not opened with it");
+	alx_manifest_free(&m);
+	alx_kx_wipe(&kx);
+}
+
+static void
+g12_key_commitment(struct world *w)
+{
+	tap_diag("guarantee 12: one item, one key (key commitment)");
+	g12_two_keys_job(w);
+	g12_two_keys_chunk(w);
+	g12_epoch_commitment(w);
+}
+
 int
 main(void)
 {
@@ -1595,6 +1741,7 @@ main(void)
 	g9_cpace();
 	g10_versions(&w);
 	g11_vocabulary();
+	g12_key_commitment(&w);
 	world_free(&w);
 	return tap_done();
 }

@@ -1054,6 +1054,28 @@ content_fields(const struct alx_json *j, int in, struct alx_item *it)
 	return 0;
 }
 
+/*
+ * kc of an item key, computed here from section 6 (HKDF-SHA-256(key, "",
+ * "airlox/v1/commit", 32)) and checked against libairlox's.
+ */
+static int
+content_commit(const uint8_t k[32], uint8_t kc[32])
+{
+	uint8_t	lib[32];
+
+	alx_hkdf_sha256(kc, 32, k, 32, NULL, 0, "airlox/v1/commit", 16);
+	if (alx_item_commit(k, lib) != ALX_OK || memcmp(lib, kc, 32) != 0)
+		return VEC_MISMATCH;
+	return 0;
+}
+
+/* The commitment the envelope signs: "kc" (hex) as the reader is given. */
+static int
+content_kc(const struct alx_json *j, int in, struct alx_item *it)
+{
+	return in_hex(j, in, "kc", it->kc, sizeof(it->kc));
+}
+
 /* "airlox/v1/<dom>" 0x00 sid id author kind 0x00, per section 6. */
 static size_t
 content_aad(uint8_t *aad, const char *dom, const struct alx_item *it)
@@ -1076,7 +1098,7 @@ meta_seal_op(const struct alx_json *j, int in, struct outs *o)
 {
 	static const uint8_t	 zero[ALX_NONCE_LEN];
 	struct alx_item		 it;
-	uint8_t			 k[32], km[32], aad[128], *ct;
+	uint8_t			 k[32], km[32], kc[32], aad[128], *ct;
 	char			*meta;
 	size_t			 al, ml;
 	int			 r;
@@ -1087,7 +1109,11 @@ meta_seal_op(const struct alx_json *j, int in, struct outs *o)
 	if ((meta = in_text(j, in, "meta")) == NULL)
 		return VEC_BADINPUT;
 	ml = strlen(meta);
-	if ((r = alx_item_seal_meta(&it, k, meta, ml)) == 0) {
+	if ((r = alx_item_seal_meta(&it, k, meta, ml)) == 0 &&
+	    (r = content_commit(k, kc)) == 0) {
+		if (memcmp(kc, it.kc, 32) != 0)
+			r = VEC_MISMATCH;
+		out_hex(o, "kc", kc, 32);
 		alx_hkdf_sha256(km, 32, k, 32, NULL, 0, "airlox/v1/meta", 14);
 		al = content_aad(aad, "airlox/v1/meta", &it);
 		if ((ct = malloc(ml + ALX_TAG_LEN)) == NULL)
@@ -1116,6 +1142,7 @@ meta_open_op(const struct alx_json *j, int in, struct outs *o)
 	int		 r;
 
 	if ((r = content_fields(j, in, &it)) != 0 ||
+	    (r = content_kc(j, in, &it)) != 0 ||
 	    (r = in_hex(j, in, "item_key", k, 32)) != 0 ||
 	    (r = in_hexa(j, in, "ct", &it.meta_ct, &it.meta_len)) != 0)
 		goto out;
@@ -1264,7 +1291,8 @@ chunk_seal_op(const struct alx_json *j, int in, struct outs *o)
 	int		r;
 
 	if ((r = content_fields(j, in, &it)) != 0 ||
-	    (r = in_hex(j, in, "item_key", k, 32)) != 0)
+	    (r = in_hex(j, in, "item_key", k, 32)) != 0 ||
+	    (r = content_commit(k, it.kc)) != 0)
 		return r;
 	if ((r = payload_size(j, in, &it.size)) == 0)
 		out_int(o, "chunk_count", (int64_t)alx_chunk_count(it.size));
@@ -1299,6 +1327,8 @@ chunk_reseal(const struct alx_json *j, int in, const struct alx_item *it,
 	s.nchunks = alx_chunk_count(s.size);
 	if (from < 0 || (size_t)from >= s.nchunks)
 		return VEC_BADINPUT;
+	if ((r = content_commit(k, s.kc)) != 0)
+		return r;
 	len = chunk_len(s.size, (size_t)from);
 	if ((pt = malloc(ALX_CHUNK_SIZE)) == NULL ||
 	    (*ct = malloc(ALX_CHUNK_CT_MAX)) == NULL)
@@ -1321,6 +1351,7 @@ chunk_open_op(const struct alx_json *j, int in, struct outs *o)
 	int		 arr, i, n, r;
 
 	if ((r = content_fields(j, in, &it)) != 0 ||
+	    (r = content_kc(j, in, &it)) != 0 ||
 	    (r = in_hex(j, in, "item_key", k, 32)) != 0 ||
 	    (r = in_int(j, in, "size", &it.size)) != 0 ||
 	    (r = in_int(j, in, "index", &idx)) != 0)
@@ -1355,12 +1386,63 @@ out:
 	return r;
 }
 
-/* "job": {"runner"|"label", "not_after", "wraps": [{"to","kx_pk","eph"}]} */
+/*
+ * The plain AES-GCM of section 6 under k_chunk of item_key, without the
+ * commitment check: what a reader that skipped it would accept. The
+ * two-key chunk of chunk.json opens here under both keys, to different
+ * plaintexts; op open refuses the key the envelope does not commit to.
+ */
+static int
+chunk_gcm_op(const struct alx_json *j, int in, struct outs *o)
+{
+	struct alx_item	 it;
+	uint8_t		 k[32], kch[32], nonce[ALX_NONCE_LEN], aad[160];
+	uint8_t		 h[ALX_HASH_LEN], *ct = NULL, *pt = NULL;
+	int64_t		 idx, n;
+	size_t		 al, ctlen = 0;
+	int		 r;
+
+	if ((r = content_fields(j, in, &it)) != 0 ||
+	    (r = in_hex(j, in, "item_key", k, 32)) != 0 ||
+	    (r = in_int(j, in, "chunk_count", &n)) != 0 ||
+	    (r = in_int(j, in, "index", &idx)) != 0 ||
+	    (r = in_hexa(j, in, "ct", &ct, &ctlen)) != 0)
+		goto out;
+	if (ctlen < ALX_TAG_LEN || idx < 0 || idx >= n) {
+		r = VEC_BADINPUT;
+		goto out;
+	}
+	alx_hkdf_sha256(kch, 32, k, 32, NULL, 0, "airlox/v1/chunk", 15);
+	memset(nonce, 0, 4);
+	alx_be64(nonce + 4, (uint64_t)idx);
+	al = content_aad(aad, "airlox/v1/chunk", &it);
+	alx_be64(aad + al, (uint64_t)idx);
+	al += 8;
+	aad[al++] = idx + 1 == n ? 1 : 0;
+	if ((pt = malloc(ctlen)) == NULL)
+		abort();
+	if ((r = alx_aead_open(pt, kch, nonce, aad, al, ct, ctlen)) == 0) {
+		alx_sha256(h, pt, ctlen - ALX_TAG_LEN);
+		out_hex(o, "pt_sha256", h, sizeof(h));
+		out_hex(o, "pt_head16", pt, 16);
+	}
+out:
+	free(pt);
+	free(ct);
+	alx_item_free(&it);
+	return r;
+}
+
+/*
+ * "job": {"runner"|"label", "not_after", "wraps": [{"to","kx_pk","eph"}]};
+ * a wrap with "key" wraps that key instead of the item key (a sender that
+ * gives one recipient another key).
+ */
 static int
 item_job(const struct alx_json *j, int job, struct alx_item *it,
     const uint8_t k[32])
 {
-	uint8_t	 ctx[64], rpk[32], esk[32];
+	uint8_t	 ctx[64], rpk[32], esk[32], wk[32];
 	char	*name, *to;
 	size_t	 cl;
 	int	 arr, i, n, t, r;
@@ -1388,9 +1470,13 @@ item_job(const struct alx_json *j, int job, struct alx_item *it,
 		if ((r = in_hex(j, t, "kx_pk", rpk, 32)) != 0 ||
 		    (r = in_hex(j, t, "eph", esk, 32)) != 0)
 			return r;
+		memcpy(wk, k, 32);
+		if (in_has(j, t, "key") && (r = in_hex(j, t, "key", wk,
+		    32)) != 0)
+			return r;
 		if ((to = in_text(j, t, "to")) == NULL)
 			return VEC_BADINPUT;
-		r = alx_wrap_seal_eph(&it->job.wraps[i], to, rpk, ctx, cl, k,
+		r = alx_wrap_seal_eph(&it->job.wraps[i], to, rpk, ctx, cl, wk,
 		    esk);
 		free(to);
 		if (r != 0)
@@ -1475,7 +1561,7 @@ item_seal_op(const struct alx_json *j, int in, struct outs *o)
 {
 	struct alx_item		 it, got;
 	struct alx_signkey	 sk;
-	uint8_t			 k[32];
+	uint8_t			 k[32], kc[32];
 	char			*meta = NULL;
 	int			 job, r;
 
@@ -1501,9 +1587,16 @@ item_seal_op(const struct alx_json *j, int in, struct outs *o)
 	    sk.pk)) != 0)
 		goto out;
 	alx_item_free(&got);
+	if ((r = content_commit(k, kc)) != 0)
+		goto out;
+	if (memcmp(kc, it.kc, 32) != 0) {
+		r = VEC_MISMATCH;
+		goto out;
+	}
 	out_hex(o, "author_pk", sk.pk, 32);
 	out_b64(o, "author", it.author, ALX_FP_LEN);
 	out_hex(o, "item_key", k, 32);
+	out_hex(o, "kc", kc, 32);
 	out_mem(o, "body", it.obj.body, it.obj.body_len);
 	out_mem(o, "object", it.obj.raw, it.obj.raw_len);
 	out_hex(o, "hash", it.hash, ALX_HASH_LEN);
@@ -1791,6 +1884,7 @@ static const struct vec_op vec_ops[] = {
 	{ "meta",	 "open",	meta_open_op },
 	{ "chunk",	 "seal",	chunk_seal_op },
 	{ "chunk",	 "open",	chunk_open_op },
+	{ "chunk",	 "gcm",		chunk_gcm_op },
 	{ "item",	 "seal",	item_seal_op },
 	{ "item",	 "open",	item_open_op },
 	{ "item",	 "meta",	item_meta_op },
@@ -2012,7 +2106,7 @@ vec_check_file(const char *top, const char *file)
 	if (!ok(structure != NULL && vec_structure_known(structure) &&
 	    in_has(j, 0, "description") &&
 	    in_int(j, 0, "protocol_version", &pv) == 0 &&
-	    pv == ALX_PROTO_VERSION, "%s: structure %s known, self-described",
+	    pv == ALX_PROTOCOL, "%s: structure %s known, self-described",
 	    file, structure != NULL ? structure : "(none)"))
 		goto out;
 	if ((cases = alx_json_obj_get(j, 0, "cases")) < 0 ||
