@@ -212,7 +212,7 @@ hf() {
 # Sanity: both sides work, and the runner holds the tree.
 eval "$RS_CMD" || die "rsync over ssh failed"
 [ "$(ls "$DST/d000" | wc -l)" -eq 100 ] || die "rsync did not copy the tree"
-(cd "$R" && "$AIRLOX" run --on box --tree -- \
+(cd "$R" && "$AIRLOX" run --on box --tree -- sh -c \
     'test "$(ls d000 2>/dev/null | wc -l)" -eq 100' \
     >/dev/null 2>"$T/sanity.err") || { cat "$T/sanity.err"; die "airlox run failed"; }
 

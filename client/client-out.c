@@ -262,6 +262,79 @@ out_safe(FILE *f, const char *s, size_t len)
 	out_safe_indent(f, s, len, NULL);
 }
 
+/* A byte a shell word needs no quotes for. */
+static int
+out_word_safe(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || strchr("_@%+=:,./-", c) != NULL;
+}
+
+/* A control character: C0, DEL, or C1 (0xc2 0x80..0x9f in UTF-8). */
+static size_t
+out_control_len(const unsigned char *s, size_t left)
+{
+	if (s[0] < 0x20 || s[0] == 0x7f)
+		return 1;
+	if (s[0] == 0xc2 && left > 1 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+static int
+out_word_quote(struct alx_buf *b, const char *w)
+{
+	const unsigned char	*s = (const unsigned char *)w;
+	size_t			 i, n = strlen(w), k;
+	int			 bare = n > 0, ctl = 0, r = 0;
+
+	for (i = 0; i < n; i++) {
+		bare &= out_word_safe(s[i]);
+		ctl |= out_control_len(s + i, n - i) != 0;
+	}
+	if (bare)
+		return alx_buf_addstr(b, w);
+	if (!ctl) {
+		r |= alx_buf_addc(b, '\'');
+		for (i = 0; i < n; i++)
+			r |= s[i] == '\'' ? alx_buf_addstr(b, "'\\''") :
+			    alx_buf_addc(b, s[i]);
+		return r | alx_buf_addc(b, '\'');
+	}
+	r |= alx_buf_addstr(b, "$'");
+	i = 0;
+	while (i < n) {
+		k = out_control_len(s + i, n - i);
+		if (k == 0) {
+			if (s[i] == '\\' || s[i] == '\'')
+				r |= alx_buf_addc(b, '\\');
+			r |= alx_buf_addc(b, s[i++]);
+		} else if (s[i] == '\n' || s[i] == '\t' || s[i] == '\r') {
+			r |= alx_buf_addc(b, '\\');
+			r |= alx_buf_addc(b, s[i] == '\n' ? 'n' : s[i] == '\t' ?
+			    't' : 'r');
+			i++;
+		} else
+			while (k-- > 0)	/* always two digits: \x01 then 'a' */
+				r |= alx_buf_printf(b, "\\x%02x", s[i++]);
+	}
+	return r | alx_buf_addc(b, '\'');
+}
+
+int
+out_argv_quote(struct alx_buf *b, char *const *argv, size_t n)
+{
+	size_t	i;
+	int	r = 0;
+
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			r |= alx_buf_addc(b, ' ');
+		r |= out_word_quote(b, argv[i]);
+	}
+	return r != 0 ? ALX_ERR_TOO_LARGE : 0;
+}
+
 void
 out_time(char *buf, size_t len, int64_t t)
 {

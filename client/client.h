@@ -134,6 +134,12 @@ int	 out_usage(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 out_safe(FILE *, const char *, size_t);
 void	 out_safe_indent(FILE *, const char *, size_t, const char *);
 void	 out_time(char *, size_t, int64_t);
+/*
+ * Words as a POSIX shell reads them back: bare when safe, else in single
+ * quotes, or as $'...' (bash, zsh, ksh) when a word holds a control
+ * character, which is then escaped. Appended to b, separated by spaces.
+ */
+int	 out_argv_quote(struct alx_buf *b, char *const *argv, size_t n);
 
 /* client-http.c */
 struct http_conn {

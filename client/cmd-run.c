@@ -112,7 +112,39 @@ run_target(struct client_ctx *ctx, struct csession *cs, struct job_target *t)
 	return 0;
 }
 
-/* The job meta: a shell command line, a script, or a Python file. */
+/*
+ * The words after "--", run as they are: no shell parses them again on the
+ * runner (shell syntax is for -- sh -c '...' and --shell FILE).
+ */
+static int
+run_argv(struct client_ctx *ctx, struct alx_jobmeta *jm)
+{
+	size_t	i, total = 0;
+
+	if (ctx->args.npos == 0)
+		return out_usage("nothing to run: give -- CMD..., --shell FILE "
+		    "or FILE.py");
+	if (ctx->args.pos[0][0] == '\0')
+		return out_usage("-- CMD: the command's name is empty");
+	if ((size_t)ctx->args.npos > ALX_JOB_ARGV_MAX)
+		return out_fail(ALX_ERR_TOO_LARGE, "the command has more than "
+		    "%d words", ALX_JOB_ARGV_MAX);
+	if ((jm->argv = calloc((size_t)ctx->args.npos,
+	    sizeof(*jm->argv))) == NULL)
+		return ALX_ERR_NOMEM;
+	for (i = 0; i < (size_t)ctx->args.npos; i++) {
+		total += strlen(ctx->args.pos[i]) + 1;
+		if ((jm->argv[i] = strdup(ctx->args.pos[i])) == NULL)
+			return ALX_ERR_NOMEM;
+		jm->argc++;
+	}
+	if (total > ALX_JOB_CMD_MAX)
+		return out_fail(ALX_ERR_TOO_LARGE, "the command is longer than "
+		    "%d bytes", ALX_JOB_CMD_MAX);
+	return 0;
+}
+
+/* The job meta: a command's words, a shell script, or a Python file. */
 static int
 run_meta(struct client_ctx *ctx, struct alx_jobmeta *jm, int *fd,
     int64_t *size)
@@ -121,7 +153,6 @@ run_meta(struct client_ctx *ctx, struct alx_jobmeta *jm, int *fd,
 	struct alx_buf	 cmd;
 	struct stat	 st;
 	char		*base;
-	int		 i;
 
 	memset(jm, 0, sizeof(*jm));
 	*fd = -1;
@@ -143,6 +174,9 @@ run_meta(struct client_ctx *ctx, struct alx_jobmeta *jm, int *fd,
 	}
 	jm->kind = ALX_JOBKIND_SHELL;
 	alx_buf_init(&cmd, ALX_JOB_CMD_MAX);
+	if (script != NULL && ctx->args.npos > 0)
+		return out_usage("--shell FILE runs the script FILE: give no "
+		    "command after it");
 	if (script != NULL) {
 		char	tmp[4096];
 		ssize_t	n;
@@ -158,21 +192,11 @@ run_meta(struct client_ctx *ctx, struct alx_jobmeta *jm, int *fd,
 				    "than %d bytes", script, ALX_JOB_CMD_MAX);
 			}
 		close(sfd);
-	} else {
-		if (ctx->args.npos == 0)
-			return out_usage("nothing to run: give -- CMD..., "
-			    "--shell FILE or FILE.py");
-		/* The words as the user typed them, joined by spaces. */
-		for (i = 0; i < ctx->args.npos; i++)
-			if ((i > 0 && alx_buf_addc(&cmd, ' ') != 0) ||
-			    alx_buf_addstr(&cmd, ctx->args.pos[i]) != 0) {
-				alx_buf_free(&cmd);
-				return out_fail(ALX_ERR_TOO_LARGE, "the command "
-				    "is too long");
-			}
+		jm->cmd = (char *)alx_buf_steal(&cmd, NULL);
+		return jm->cmd != NULL ? 0 : ALX_ERR_NOMEM;
 	}
-	jm->cmd = (char *)alx_buf_steal(&cmd, NULL);
-	return jm->cmd != NULL ? 0 : ALX_ERR_NOMEM;
+	alx_buf_free(&cmd);
+	return run_argv(ctx, jm);
 }
 
 /* tree: the options of --tree, and what ctree_build needs to key its state. */
@@ -258,6 +282,63 @@ run_exit_code(const struct alx_resultmeta *rm)
 	}
 }
 
+/* One " · NAME VALUE" of the env line; only short text values. */
+static void
+run_env_item(const struct alx_json *j, int obj, const char *key,
+    const char *label)
+{
+	char	*v = NULL;
+
+	if (alx_json_get_str(j, obj, key, &v, 128) == 0 && v[0] != '\0') {
+		fprintf(stderr, " · %s ", label);
+		out_safe(stderr, v, strlen(v));
+	}
+	free(v);
+}
+
+/*
+ * The result's env on one line under the footer: the sandbox, the airlox
+ * version, the Python and where it came from, each allowlisted package's
+ * installed version. The runner signed it; --json has all of it.
+ */
+static void
+run_print_env(const char *env)
+{
+	struct alx_json	*j = NULL;
+	char		*name = NULL, *ver = NULL;
+	int		 pk, n, i, k, v;
+
+	if (env == NULL || alx_json_parse(&j, env, strlen(env), NULL) != 0 ||
+	    alx_json_type(j, 0) != ALX_JSON_OBJECT) {
+		alx_json_free(j);
+		return;
+	}
+	fprintf(stderr, "env");
+	run_env_item(j, 0, "sandbox", "sandbox");
+	run_env_item(j, 0, "airlox", "airlox");
+	run_env_item(j, 0, "python", "python");
+	run_env_item(j, 0, "python_source", "from");
+	if ((pk = alx_json_obj_get(j, 0, "packages")) >= 0 &&
+	    (n = alx_json_obj_len(j, pk)) > 0)
+		for (i = 0; i < n && i < 64; i++) {
+			if (alx_json_obj_at(j, pk, i, &k, &v) != 0 ||
+			    alx_json_str(j, k, &name, NULL) != 0)
+				continue;
+			fprintf(stderr, " · ");
+			out_safe(stderr, name, strlen(name));
+			if (alx_json_str(j, v, &ver, NULL) == 0) {
+				fputc(' ', stderr);
+				out_safe(stderr, ver, strlen(ver));
+			} else
+				fprintf(stderr, " not installed");
+			free(name);
+			free(ver);
+			name = ver = NULL;
+		}
+	fputc('\n', stderr);
+	alx_json_free(j);
+}
+
 void
 run_print_result(const struct job_outcome *o, const char *idtxt)
 {
@@ -314,6 +395,26 @@ run_print_result(const struct job_outcome *o, const char *idtxt)
 	fprintf(stderr, "%s · signed by runner ", line);
 	out_safe(stderr, o->runner, strlen(o->runner));
 	fprintf(stderr, "\n");
+	run_print_env(rm->env);
+}
+
+/* The header's command: the argv quoted so it can be pasted back. */
+static void
+run_print_command(const struct alx_jobmeta *jm, const char *script)
+{
+	struct alx_buf	b;
+
+	if (jm->argv == NULL) {
+		if (script != NULL)
+			fputs("--shell ", stderr);
+		out_safe(stderr, script != NULL ? script : jm->file,
+		    strlen(script != NULL ? script : jm->file));
+		return;
+	}
+	alx_buf_init(&b, 4 * ALX_JOB_CMD_MAX + 16);
+	if (out_argv_quote(&b, jm->argv, jm->argc) == 0)
+		fwrite(b.data, 1, b.len, stderr);
+	alx_buf_free(&b);
 }
 
 static int
@@ -330,6 +431,7 @@ cmd_run_exec(struct client_ctx *ctx)
 	char			*meta = NULL, idtxt[ALX_FP_STRLEN + 1];
 	size_t			 metalen;
 	int64_t			 size, timeout_s = 7200, wait_s = 600;
+	size_t			 i;
 	int			 fd = -1, r, tries = 0;
 
 	memset(&tr, 0, sizeof(tr));
@@ -376,6 +478,16 @@ again:
 		alx_jw_kstr(&jw, "job", idtxt);
 		alx_jw_kstr(&jw, "target", t.name);
 		alx_jw_kbool(&jw, "pool", t.is_label);
+		if (jm.argv != NULL) {
+			alx_jw_key(&jw, "argv");
+			alx_jw_arr_begin(&jw);
+			for (i = 0; i < jm.argc; i++)
+				alx_jw_str(&jw, jm.argv[i]);
+			alx_jw_arr_end(&jw);
+		} else if (jm.file != NULL)
+			alx_jw_kstr(&jw, "file", jm.file);
+		else
+			alx_jw_kstr(&jw, "shell", args_get(&ctx->args, "shell"));
 		if (rt.on) {	/* tree: what was sent */
 			alx_jw_key(&jw, "tree");
 			alx_jw_obj_begin(&jw);
@@ -391,8 +503,8 @@ again:
 	} else if (args_has(&ctx->args, "no-wait"))
 		printf("%s\n", idtxt);
 	else {
-		fprintf(stderr, "%s · job %s · %s", t.name, idtxt,
-		    jm.cmd != NULL ? jm.cmd : jm.file);
+		fprintf(stderr, "%s · job %s · ", t.name, idtxt);
+		run_print_command(&jm, args_get(&ctx->args, "shell"));
 		if (rt.on)	/* tree: its size and what changed */
 			fprintf(stderr, " · tree %lld files, %lld %s, %lld "
 			    "deleted, %lld bytes sent", (long long)tr.nfiles,
@@ -432,6 +544,13 @@ again:
 		}
 	}
 	run_print_result(&o, idtxt);
+	/* A runner from before argv jobs cannot decode one: it refuses. */
+	if (jm.argv != NULL && o.rm.status == ALX_JOB_REFUSED &&
+	    strcmp(o.rm.reason, "not_allowed") == 0 && o.rm.err[0] == '\0' &&
+	    !out_json())
+		fprintf(stderr, "note: a runner older than this client refuses "
+		    "a command sent as words (-- CMD ...) as not_allowed; "
+		    "update it, or send a script with --shell FILE\n");
 	r = run_exit_code(&o.rm);
 	alx_resultmeta_free(&o.rm);
 close:

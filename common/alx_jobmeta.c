@@ -62,6 +62,9 @@ alx_jobmeta_free(struct alx_jobmeta *jm)
 	size_t	i;
 
 	free(jm->cmd);
+	for (i = 0; i < jm->argc; i++)
+		free(jm->argv[i]);
+	free(jm->argv);
 	free(jm->file);
 	free(jm->cwd);
 	free(jm->inputs);
@@ -107,6 +110,13 @@ alx_jobmeta_encode(const struct alx_jobmeta *jm, char **json, size_t *len)
 	    "shell");
 	if (jm->cmd != NULL)
 		alx_jw_kstr(&w, "cmd", jm->cmd);
+	if (jm->argv != NULL) {
+		alx_jw_key(&w, "argv");
+		alx_jw_arr_begin(&w);
+		for (i = 0; i < jm->argc; i++)
+			alx_jw_str(&w, jm->argv[i]);
+		alx_jw_arr_end(&w);
+	}
 	if (jm->file != NULL) {
 		alx_jw_key(&w, "file");
 		alx_jw_obj_begin(&w);
@@ -183,6 +193,51 @@ alx_jobmeta_get_inputs(struct alx_jobmeta *jm, const struct alx_json *j)
 	return r;
 }
 
+/*
+ * argv: 1 to ALX_JOB_ARGV_MAX strings without NUL, the first not empty,
+ * at most ALX_JOB_CMD_MAX bytes in all (empty words are words).
+ */
+static int
+alx_jobmeta_get_argv(struct alx_jobmeta *jm, const struct alx_json *j,
+    int arr)
+{
+	size_t	len, total = 0;
+	int	i, n, r;
+
+	if ((n = alx_json_arr_len(j, arr)) < 0)
+		return ALX_ERR_TYPE;
+	if (n == 0)
+		return ALX_ERR_MISSING;
+	if (n > ALX_JOB_ARGV_MAX)
+		return ALX_ERR_TOO_LARGE;
+	if ((jm->argv = calloc((size_t)n, sizeof(*jm->argv))) == NULL)
+		return ALX_ERR_NOMEM;
+	for (i = 0; i < n; i++) {
+		if ((r = alx_json_str(j, alx_json_arr_at(j, arr, i),
+		    &jm->argv[i], &len)) != ALX_OK)
+			return r;
+		jm->argc++;
+		if (memchr(jm->argv[i], '\0', len) != NULL)
+			return ALX_ERR_INVALID;
+		if ((total += len + 1) > ALX_JOB_CMD_MAX)
+			return ALX_ERR_TOO_LARGE;
+	}
+	return jm->argv[0][0] == '\0' ? ALX_ERR_INVALID : ALX_OK;
+}
+
+/* A shell job has exactly one of cmd (for /bin/sh -c) and argv. */
+static int
+alx_jobmeta_get_command(struct alx_jobmeta *jm, const struct alx_json *j)
+{
+	int	t;
+
+	if ((t = alx_json_obj_get(j, 0, "argv")) < 0)
+		return alx_json_get_str(j, 0, "cmd", &jm->cmd, ALX_JOB_CMD_MAX);
+	if (alx_json_has(j, 0, "cmd"))
+		return ALX_ERR_INVALID;
+	return alx_jobmeta_get_argv(jm, j, t);
+}
+
 int
 alx_jobmeta_decode(struct alx_jobmeta *jm, const char *json, size_t len)
 {
@@ -200,8 +255,7 @@ alx_jobmeta_decode(struct alx_jobmeta *jm, const char *json, size_t len)
 	    (r = alx_job_kind_parse(kind, &jm->kind)) != ALX_OK)
 		goto out;
 	if (jm->kind == ALX_JOBKIND_SHELL) {
-		if ((r = alx_json_get_str(j, 0, "cmd", &jm->cmd,
-		    ALX_JOB_CMD_MAX)) != ALX_OK)
+		if ((r = alx_jobmeta_get_command(jm, j)) != ALX_OK)
 			goto out;
 	} else {
 		if ((t = alx_json_obj_get(j, 0, "file")) < 0) {

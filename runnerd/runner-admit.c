@@ -253,10 +253,14 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 			    "holds another key than the job commits to");
 		return RUNNER_REFUSE;
 	}
-	if (alx_item_open_meta(job, kitem, &mj, &mlen) != ALX_OK ||
-	    alx_jobmeta_decode(meta, mj, mlen) != ALX_OK) {
+	if ((r = alx_item_open_meta(job, kitem, &mj, &mlen)) != ALX_OK ||
+	    (r = alx_jobmeta_decode(meta, mj, mlen)) != ALX_OK) {
 		free(mj);
-		*reason = "not_allowed";
+		*reason = r == ALX_ERR_VERSION ? "unsupported_version" :
+		    "not_allowed";
+		if (detail != NULL && detaillen > 0)
+			snprintf(detail, detaillen, "this runner cannot read "
+			    "the job's description (%s)", alx_errname(r));
 		return RUNNER_REFUSE;
 	}
 	free(mj);

@@ -73,37 +73,65 @@ runner_job_prepare(struct runner_job *rj, const char *work_root)
 	return ALX_OK;
 }
 
+/*
+ * The argv the job runs. A command line (cmd) goes to /bin/sh -c; an argv
+ * is executed as it was given, word for word, as docker exec does. A tree
+ * job starts in its cwd: a small /bin/sh -c script changes there and then
+ * execs the job's words ("$@"), which passes them on unchanged. *argvp is
+ * a malloc'd array of pointers into rj->meta (or constants).
+ */
+static int
+runner_job_argv(struct runner_job *rj, const char ***argvp)
+{
+	const char	**argv;
+	const char	 *cwd = rj->meta.cwd;
+	size_t		  n = 0, i, words;
+	int		  in_cwd = cwd != NULL && cwd[0] != '\0';
+
+	*argvp = NULL;
+	words = rj->meta.argv != NULL ? rj->meta.argc : 1;
+	if ((argv = calloc(words + 6, sizeof(*argv))) == NULL)
+		return ALX_ERR_NOMEM;
+	if (rj->meta.kind == ALX_JOBKIND_PYTHON) {
+		/* The session's runtime, else the sandbox's python3. */
+		argv[n++] = rj->py != NULL && rj->py->active &&
+		    rj->py->python[0] != '\0' ? rj->py->python : "python3";
+		argv[n++] = rj->meta.file;
+	} else if (rj->meta.argv == NULL) {
+		argv[n++] = "/bin/sh";
+		argv[n++] = "-c";
+		if (in_cwd) {
+			argv[n++] = "cd -- \"$0\" && exec /bin/sh -c \"$1\"";
+			argv[n++] = cwd;
+		}
+		argv[n++] = rj->meta.cmd;
+	} else {
+		if (in_cwd) {
+			argv[n++] = "/bin/sh";
+			argv[n++] = "-c";
+			argv[n++] = "cd -- \"$0\" && exec \"$@\"";
+			argv[n++] = cwd;
+		}
+		for (i = 0; i < rj->meta.argc; i++)
+			argv[n++] = rj->meta.argv[i];
+	}
+	argv[n] = NULL;
+	*argvp = argv;
+	return ALX_OK;
+}
+
 int
 runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
     const struct sandbox_limits *lim, const char *shim, int slot,
     const struct runner_net *net, char **cause)
 {
 	struct sandbox_spec	 spec;
-	const char		*argv[6];
-	char			 cmdfile[PATH_MAX];
+	const char		**argv = NULL;
 	int			 mode, fd = -1, r;
 
 	memset(&spec, 0, sizeof(spec));
-	if (rj->meta.kind == ALX_JOBKIND_SHELL) {
-		argv[0] = "/bin/sh";
-		argv[1] = "-c";
-		argv[2] = rj->meta.cmd;
-		argv[3] = NULL;
-		/* tree: start in the job's cwd within the workspace */
-		if (rj->meta.cwd != NULL && rj->meta.cwd[0] != '\0') {
-			argv[2] = "cd -- \"$0\" && exec /bin/sh -c \"$1\"";
-			argv[3] = rj->meta.cwd;
-			argv[4] = rj->meta.cmd;
-			argv[5] = NULL;
-		}
-	} else {
-		snprintf(cmdfile, sizeof(cmdfile), "%s", rj->meta.file);
-		/* The session's runtime (issue 9), else the sandbox's python3. */
-		argv[0] = rj->py != NULL && rj->py->active &&
-		    rj->py->python[0] != '\0' ? rj->py->python : "python3";
-		argv[1] = cmdfile;
-		argv[2] = NULL;
-	}
+	if ((r = runner_job_argv(rj, &argv)) != ALX_OK)
+		return r;
 	spec.argv = argv;
 	spec.workspace = rj->workdir;
 	spec.outdir = rj->outdir;
@@ -121,13 +149,16 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
 	/* The network the session allows: none, the egress proxy, or full. */
 	if ((r = runner_egress_net(net->egress, rj->job_id, net->mode,
 	    net->runner_network, net->allow, net->nallow, 0, &mode,
-	    &fd)) != ALX_OK)
+	    &fd)) != ALX_OK) {
+		free(argv);
 		return r;
+	}
 	spec.net = mode;
 	spec.egress_fd = fd;
-	r = sandbox_start(be, &spec, &rj->sb, cause);
+	r = sandbox_start(be, &spec, &rj->sb, cause);	/* copies argv */
 	if (fd != -1)
 		close(fd);
+	free(argv);
 	return r;
 }
 

@@ -103,8 +103,17 @@ process_child(struct sandbox_job *job, int outfd, int errfd, int sync,
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		sandbox_childfail(errw, "no_new_privs", errno);
 	execvpe(job->argv[0], job->argv, job->envp);
-	sandbox_childfail(errw, job->argv[0], errno);
-	_exit(127);
+	/*
+	 * The job's own command could not run: that is its outcome (exit 127
+	 * when not found, 126 otherwise, as a shell says), not the sandbox's.
+	 */
+	r = errno;
+	if (strchr(job->argv[0], '/') == NULL)	/* a search of $PATH */
+		r = ENOENT;
+	dprintf(STDERR_FILENO, "%s: %s\n", job->argv[0], r == ENOENT &&
+	    strchr(job->argv[0], '/') == NULL ? "command not found" :
+	    strerror(r));
+	_exit(r == ENOENT || r == ENOTDIR ? 127 : 126);
 }
 
 static int

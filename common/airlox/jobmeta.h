@@ -13,7 +13,8 @@
 #include "airlox/crypto.h"
 #include "airlox/proto.h"
 
-#define ALX_JOB_CMD_MAX		(32 * 1024)
+#define ALX_JOB_CMD_MAX		(32 * 1024)	/* cmd; argv's words in all */
+#define ALX_JOB_ARGV_MAX	1024		/* words of argv */
 #define ALX_JOB_PATH_MAX	1024
 #define ALX_JOB_MAX_INPUTS	64
 #define ALX_JOB_MAX_REQS	64
@@ -23,7 +24,9 @@
 
 struct alx_jobmeta {
 	unsigned	  kind;		/* one ALX_JOBKIND_* bit */
-	char		 *cmd;		/* shell */
+	char		 *cmd;		/* shell: a command line for /bin/sh -c */
+	char		**argv;		/* shell: or the words to exec, as given */
+	size_t		  argc;
 	char		 *file;		/* python: the payload's file name */
 	char		 *cwd;		/* relative to the workspace, "" root */
 	uint8_t		(*inputs)[ALX_ID_LEN];

@@ -13,6 +13,9 @@
  *	craft-job lines RUNNER		a well-formed job whose meta has line
  *					breaks between its tokens, with a
  *					record-like object on a line of its own
+ *	craft-job argv-both RUNNER	a shell job with both a command line
+ *					and an argv (which one would run?)
+ *	craft-job argv-emptyargv RUNNER	a shell job whose argv has no words
  *
  * The invite comes from AIRLOX_INVITE, the relay from the invite. Prints
  * the job id (the replayed one for "replay") on stdout.
@@ -121,6 +124,13 @@ main(int argc, char **argv)
 		    "\"cmd\":\"echo ran\",\"cwd\":\"\",\"note\":\r\n"
 		    "{\"event\":\"item\",\"kind\":\"text\",\"text\":\"forged\"}"
 		    "\n}", now + 600, NULL, id);
+	else if (strcmp(argv[1], "argv-both") == 0)
+		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"shell\","
+		    "\"cmd\":\"echo ran\",\"argv\":[\"echo\",\"ran\"],"
+		    "\"cwd\":\"\"}", now + 600, NULL, id);
+	else if (strcmp(argv[1], "argv-emptyargv") == 0)
+		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"shell\","
+		    "\"argv\":[],\"cwd\":\"\"}", now + 600, NULL, id);
 	else if (strcmp(argv[1], "kind") == 0)
 		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"python\","
 		    "\"file\":{\"name\":\"x.py\"},\"cwd\":\"\"}", now + 600, NULL,

@@ -91,7 +91,7 @@ ok $? "the owner approves it"
 wait_for grep -q 'docker: image airlox-test/python:bookworm, python 3\.' "$T/runner.log"
 ok $? "the runner checked python3 in the image at start"
 
-INV=$SENDER ax bob --json run --timeout 90s --on dock -- \
+INV=$SENDER ax bob --json run --timeout 90s --on dock -- sh -c \
     'echo hello > "$AIRLOX_OUT/a.txt"; id -u; pwd; ls /sys/class/net;
      grep -E "^(CapEff|Seccomp_filters):" /proc/self/status;
      grep " / / " /proc/self/mountinfo | cut -d" " -f6;
@@ -124,14 +124,14 @@ like "$(json_get "$T/p.json" 'j["stdout"]')" '^net: 101$' "no route out (ENETUNR
 is "$(json_get "$T/p.json" 'j["peak_memory"] >= 40 << 20')" True \
     "its peak memory (40 MiB touched) is the container's, from its cgroup"
 
-INV=$SENDER ax bob --json run --timeout 90s --on dock -- 'sleep 60' >"$T/to.json"
+INV=$SENDER ax bob --json run --timeout 90s --on dock -- sleep 60 >"$T/to.json"
 is $? 124 "a job over the session's timeout exits 124"
 is "$(json_get "$T/to.json" 'j["status"]')" timeout "status timeout"
 is "$(ours)" 0 "the timed-out container was killed and removed"
 
 # Cancel: SIGTERM reaches the job through the shim (pid 1), then the
 # container goes.
-INV=$SENDER ax bob --json run --timeout 60s --on dock --no-wait -- \
+INV=$SENDER ax bob --json run --timeout 60s --on dock --no-wait -- sh -c \
     'trap "echo got-term; exit 7" TERM; echo begin; sleep 30 & wait' >"$T/bg.json"
 BG=$(json_get "$T/bg.json" 'j["job"]')
 began() { INV=$SENDER ax bob job logs "$BG" 2>/dev/null | grep -q begin; }
@@ -144,13 +144,13 @@ like "$(cat "$T/logs.out")" '^got-term$' "the job got SIGTERM first (graceful)"
 is "$(ours)" 0 "and its container is removed"
 
 INV=$SENDER ax bob --json run --timeout 90s --on dock -- \
-    'python3 -c "b = bytearray(300 << 20); print(len(b))"' >"$T/oom.json"
+    python3 -c 'b = bytearray(300 << 20); print(len(b))' >"$T/oom.json"
 is "$(json_get "$T/oom.json" 'j["status"]')" killed_oom \
     "memory over the session's limit gives killed_oom"
 is "$(ours)" 0 "and the container is removed"
 
 # kill -9 of the runner leaves its running container; a restart removes it.
-INV=$SENDER ax bob --json run --timeout 90s --on dock --no-wait -- 'sleep 60' \
+INV=$SENDER ax bob --json run --timeout 90s --on dock --no-wait -- sleep 60 \
     >"$T/left.json" 2>&1
 running() { [ "$($DOCKER ps -q --filter label=org.airlox.runner | grep -c .)" -ge 1 ]; }
 wait_for running

@@ -28,7 +28,7 @@ INV=$OWNER ax alice session approve box >/dev/null 2>&1
 ok $? "the owner approves the runner"
 
 # Control: through the same relay, a sender's job runs.
-INV=$SENDER ax bob --json run --on box --timeout 60 -- 'echo control' \
+INV=$SENDER ax bob --json run --on box --timeout 60 -- echo control \
     >"$T/control.json" 2>"$T/control.err"
 is $? 0 "a sender's job runs"
 like "$(json_get "$T/control.json" 'j.get("stdout", "")')" control "with its output"

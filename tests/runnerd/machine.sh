@@ -43,7 +43,7 @@ like "$(cat "$T/add.out")" 'verify report of runner box: [0-9]+ passed, 0 failed
     "the runner's signed verify report is shown before approval"
 like "$(cat "$T/add.out")" 'runner box was started without --network' \
     "the owner sees that the runner does not give jobs the host's network"
-airlox run --timeout 60s --on box -- 'echo on the box' >"$T/run.out" 2>&1
+airlox run --timeout 60s --on box -- echo on the box >"$T/run.out" 2>&1
 ok $? "airlox run --on box uses the machine kept here"
 like "$(cat "$T/run.out")" '^on the box$' "the job ran on the machine"
 airlox --json machine ls >"$T/ls.json"
@@ -63,7 +63,7 @@ add net "$T/net.out" --yes --allow allowed.test
 join rs4
 wait "$ADD_PID"
 is $? 0 "a machine whose jobs may reach one name"
-airlox --json run --timeout 60s --on net -- \
+airlox --json run --timeout 60s --on net -- sh -c \
     'curl -s -m 10 -o /dev/null https://denied.test/; echo curl=$?' \
     >"$T/net.json" 2>&1
 like "$(json_get "$T/net.json" 'j["stdout"]')" 'curl=[1-9]' \

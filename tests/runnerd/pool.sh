@@ -70,7 +70,7 @@ ok $? "the second runner saw its approval"
 i=0
 while [ $i -lt $NJOBS ]; do
 	airlox run --on pool/gpu --no-wait --timeout 120s -- \
-	    "sleep 5; echo job-$i" >>"$T/ids" 2>>"$T/run.err"
+	    sh -c "sleep 5; echo job-$i" >>"$T/ids" 2>>"$T/run.err"
 	i=$((i + 1))
 done
 is "$(grep -c . "$T/ids")" $NJOBS "$NJOBS jobs posted to pool/gpu with --no-wait"

@@ -155,7 +155,7 @@ like "$(json_get "$T/r2.json" 'j["status"], j["reason"]')" \
 like "$(json_get "$T/r2.json" 'j["stderr"]')" 'requests' \
     "the refusal names the package"
 INV=$A_SENDER ax bob run --timeout 60s --on box --require CuGrid \
-    -- 'echo shell ok' >"$T/r3.out" 2>&1
+    -- echo shell ok >"$T/r3.out" 2>&1
 like "$(cat "$T/r3.out")" '^shell ok$' \
     "a requirement is matched by its PEP 503 name (CuGrid is cugrid)"
 INV=$A_SENDER ax bob run --timeout 10s --on box --require 'cugrid==0.2.1' \

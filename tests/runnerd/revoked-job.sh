@@ -26,7 +26,7 @@ joined() { grep -q 'waiting for the owner' "$T/runner.log"; }
 wait_for joined
 INV=$OWNER ax alice session approve box >/dev/null 2>&1
 ok $? "the owner approves the runner"
-INV=$SENDER ax mallory --json run --on box --timeout 60 -- 'echo hello' \
+INV=$SENDER ax mallory --json run --on box --timeout 60 -- echo hello \
     >"$T/first.json" 2>&1
 is "$(json_get "$T/first.json" 'j.get("status")')" completed \
     "mallory's first job runs while mallory is in good standing"
@@ -34,9 +34,9 @@ kill -TERM "$RUNNER_PID"
 wait "$RUNNER_PID"
 ok $? "the runner stops"
 
-JM=$(INV=$SENDER ax mallory run --on box --no-wait -- 'echo MALLORY-RAN' 2>"$T/jm.err")
+JM=$(INV=$SENDER ax mallory run --on box --no-wait -- echo MALLORY-RAN 2>"$T/jm.err")
 ok $? "while it is away, mallory posts a job"
-JB=$(INV=$SENDER ax bob run --on box --no-wait -- 'echo BOB-RAN' 2>"$T/jb.err")
+JB=$(INV=$SENDER ax bob run --on box --no-wait -- echo BOB-RAN 2>"$T/jb.err")
 ok $? "and so does bob"
 INV=$OWNER ax alice session revoke mallory >/dev/null 2>"$T/revoke.err"
 ok $? "the owner revokes mallory"

@@ -51,7 +51,7 @@ ok $([ $? -ne 0 ] && echo 0 || echo 1) "an unapproved runner gets no job"
 INV=$OWNER ax alice session approve box --label cpu >/dev/null
 ok $? "the owner approves exactly the runner's key"
 
-INV=$SENDER ax bob run --timeout 60s --on box -- \
+INV=$SENDER ax bob run --timeout 60s --on box -- sh -c \
     'echo hello; echo oops >&2; pwd; echo "$AIRLOX_OUT"; exit 3' \
     >"$T/r1.out" 2>"$T/r1.err"
 is $? 3 "airlox run exits with the job's exit code"
@@ -73,7 +73,7 @@ fi
 like "$(cat "$T/runner.log")" 'env-allow: .*GITHUB_TOKEN.* never passed' \
     "the runner warns about a credential name in its allow list"
 
-INV=$SENDER ax bob --json run --timeout 60s --on box -- \
+INV=$SENDER ax bob --json run --timeout 60s --on box -- sh -c \
     'echo one > "$AIRLOX_OUT/a.txt"; echo two > "$AIRLOX_OUT/b.txt"; head -c 3000000 /dev/zero | cat > /dev/null' \
     >"$T/r2.json"
 ok $? "a job with files out"
@@ -143,12 +143,12 @@ is "$got" clean "--json output: the job with its meta on one line, nothing forge
 INV=$OBSERVER ax carol run --timeout 30s --on box -- true >"$T/obs.out" 2>&1
 ok $([ $? -ne 0 ] && echo 0 || echo 1) "an observer cannot run jobs"
 
-INV=$SENDER ax bob --json run --timeout 60s --on box -- 'sleep 30' >"$T/to.json"
+INV=$SENDER ax bob --json run --timeout 60s --on box -- sleep 30 >"$T/to.json"
 is $? 124 "a job over the session's timeout exits 124"
 is "$(json_get "$T/to.json" 'j["status"]')" timeout "status timeout"
 
 # Busy: one slot taken, a second job by name is refused.
-INV=$SENDER ax bob --json run --timeout 60s --on box -- 'sleep 4' >"$T/long.json" &
+INV=$SENDER ax bob --json run --timeout 60s --on box -- sleep 4 >"$T/long.json" &
 LONG=$!
 sleep 1
 INV=$SENDER ax bob --json run --timeout 60s --on box -- true >"$T/busy.json" 2>"$T/busy.err"
@@ -158,7 +158,7 @@ like "$st $(cat "$T/busy.json" "$T/busy.err")" 'runner_busy' \
 wait $LONG
 
 # A job outlives its sender: logs from the start, then cancel.
-INV=$SENDER ax bob --json run --timeout 60s --on box --no-wait -- \
+INV=$SENDER ax bob --json run --timeout 60s --on box --no-wait -- sh -c \
     'echo begin; sleep 30; echo never' >"$T/bg.json"
 BG=$(json_get "$T/bg.json" 'j["job"]')
 INV=$SENDER ax bob --json job ls >"$T/ls.json"
@@ -181,7 +181,7 @@ pgrep -f 'sleep 30; echo never' >/dev/null
 ok $([ $? -ne 0 ] && echo 0 || echo 1) "nothing of the cancelled job is left"
 
 # The relay is killed during a job and restarted: the result arrives once.
-INV=$SENDER ax bob --json run --on box --no-wait -- 'sleep 2; echo late' \
+INV=$SENDER ax bob --json run --on box --no-wait -- sh -c 'sleep 2; echo late' \
     >"$T/nw.json"
 JOB=$(json_get "$T/nw.json" 'j["job"]')
 sleep 1

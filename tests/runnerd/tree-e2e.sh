@@ -51,7 +51,7 @@ run() {	# run OUT [ARGS...]: airlox run --json as bob, in the current dir
 	shift
 	INV=$SENDER ax bob --json run --on box "$@" >"$T/$o.json" 2>"$T/$o.err"
 }
-run r1 --tree -- 'pwd; find .. -type f ! -path "../build/*" | wc -l; test -e ../pkg0/debug.log && echo LEAK; mkdir -p ../build && echo art > ../build/artifact.o'
+run r1 --tree -- sh -c 'pwd; find .. -type f ! -path "../build/*" | wc -l; test -e ../pkg0/debug.log && echo LEAK; mkdir -p ../build && echo art > ../build/artifact.o'
 is $? 0 "a first run with --tree"
 like "$(json_get "$T/r1.json" 'j["stdout"]')" 'pkg3' "the job starts in the matching directory"
 is "$(json_get "$T/r1.json" 'j["stdout"].split()[1]')" 501 \
@@ -66,7 +66,7 @@ printf 'changed one\n' >>"$P/pkg3/f01.txt"
 printf 'changed two\n' >>"$P/pkg7/f49.txt"
 rm "$P/pkg5/f10.txt"
 CHANGED=$(( $(stat -c %s "$P/pkg3/f01.txt") + $(stat -c %s "$P/pkg7/f49.txt") ))
-run r2 --tree -- 'test -e ../build/artifact.o && echo ARTIFACT; test -e ../pkg5/f10.txt || echo GONE; tail -1 f01.txt; find .. -type f ! -path "../build/*" | wc -l'
+run r2 --tree -- sh -c 'test -e ../build/artifact.o && echo ARTIFACT; test -e ../pkg5/f10.txt || echo GONE; tail -1 f01.txt; find .. -type f ! -path "../build/*" | wc -l'
 is $? 0 "a second run"
 SENT=$(python3 -c 'import json,sys
 for l in open(sys.argv[1]):
@@ -84,16 +84,16 @@ is "$(json_get "$T/r2.json" 'j["stdout"].split()[-1]')" 500 "the tree has 500 fi
 
 # The job changes a tree file: the runner no longer confirms the tree,
 # the next run sends the full tree.
-run r3 --tree -- 'echo edited >> f02.txt'
+run r3 --tree -- sh -c 'echo edited >> f02.txt'
 is "$(json_get "$T/r3.json" '"tree" in j["env"]')" False "a job that edits the tree: not confirmed"
-run r4 --tree -- 'tail -1 f02.txt'
+run r4 --tree -- tail -1 f02.txt
 like "$(json_get "$T/r4.json" 'j["stdout"]')" '^3-2 ' "the next run restores the tree"
 is "$(python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     j = json.loads(l)
     if j.get("event") == "job": print(j["tree"]["delta"])' "$T/r4.json")" False "with the full tree"
 
-run r5 --tree --fresh -- 'test -e ../build/artifact.o && echo STILL || echo CLEAN'
+run r5 --tree --fresh -- sh -c 'test -e ../build/artifact.o && echo STILL || echo CLEAN'
 is $? 0 "--fresh"
 like "$(json_get "$T/r5.json" 'j["stdout"]')" 'CLEAN' "--fresh clears the workspace"
 
@@ -101,13 +101,13 @@ printf 'TOKEN=1\n' >"$P/.env"
 run r6 --tree -- true
 ok $([ $? -ne 0 ] && echo 0 || echo 1) "a .env is refused"
 like "$(cat "$T/r6.err" "$T/r6.json")" '\.env.*--tree-allow' "naming it and --tree-allow"
-run r7 --tree --tree-allow .env -- 'cat ../.env'
+run r7 --tree --tree-allow .env -- cat ../.env
 like "$(json_get "$T/r7.json" 'j["stdout"]')" 'TOKEN=1' "--tree-allow sends it"
 
 # The runner lost its record (a state dir restored from a backup): the
 # delta is refused with tree_mismatch and the client sends the full tree.
 rm -f "$P/.env" "$T"/rstate/trees/????????????????????????????????
-run r8 --tree -- 'tail -1 f01.txt'
+run r8 --tree -- tail -1 f01.txt
 is $? 0 "a delta on a workspace the runner does not vouch for"
 is "$(python3 -c 'import json,sys
 print([j["tree"]["delta"] for j in map(json.loads, open(sys.argv[1])) if j.get("event") == "job"])' "$T/r8.json")" \
@@ -118,7 +118,7 @@ like "$(json_get "$T/r8.json" 'j["stdout"]')" 'changed one' "and the job runs on
 # the next run sends a delta the runner accepts (without the confirmation
 # the client's base would be the older tree: tree_mismatch, then full).
 printf 'no-wait change\n' >>"$P/pkg4/f04.txt"
-INV=$SENDER ax bob run --on box --tree --no-wait -- 'tail -1 ../pkg4/f04.txt' \
+INV=$SENDER ax bob run --on box --tree --no-wait -- tail -1 ../pkg4/f04.txt \
     >"$T/nw.id" 2>"$T/nw.err"
 is $? 0 "run --tree --no-wait prints a job id"
 INV=$SENDER ax bob result --wait 60s -- "$(cat "$T/nw.id")" >"$T/nw.out" \
@@ -126,7 +126,7 @@ INV=$SENDER ax bob result --wait 60s -- "$(cat "$T/nw.id")" >"$T/nw.out" \
 is $? 0 "result --wait picks it up"
 like "$(cat "$T/nw.err2")" 'runner holds the tree' "and keeps the tree the result confirms"
 printf 'after no-wait\n' >>"$P/pkg4/f05.txt"
-run r9 --tree -- 'tail -1 ../pkg4/f05.txt'
+run r9 --tree -- tail -1 ../pkg4/f05.txt
 is "$(python3 -c 'import json,sys
 print([j["tree"]["delta"] for j in map(json.loads, open(sys.argv[1])) if j.get("event") == "job"])' "$T/r9.json")" \
     "[True]" "the next run sends only a delta, and the runner takes it"

@@ -31,7 +31,7 @@ git init -q . && git config commit.gpgsign false
 echo hello >README && git add . && git commit -q -m init
 ok $? "a checkout"
 
-INV=$SENDER ax bob --json run --on box --timeout 60 --tree -- \
+INV=$SENDER ax bob --json run --on box --timeout 60 --tree -- sh -c \
     'mkdir -p build && echo one >build/a.txt && id -u' >"$T/r1.json" 2>"$T/r1.err"
 is $? 0 "bob's first job makes build/a.txt"
 uid1=$(python3 -c 'import json,sys
@@ -40,14 +40,14 @@ for l in open(sys.argv[1]):
     if "stdout" in j: print(j["stdout"].strip())' "$T/r1.json")
 
 # carol's job holds slot 0 while bob's second job runs.
-INV=$SENDER ax carol --json run --on box --no-wait -- 'sleep 8' >"$T/c.json" 2>&1
+INV=$SENDER ax carol --json run --on box --no-wait -- sleep 8 >"$T/c.json" 2>&1
 is $? 0 "carol's long job is posted"
 busy() {	# the runner's log: bob's job, then carol's, started
 	[ "$(grep -c ': started in slot' "$T/runner.log")" -ge 2 ]
 }
 wait_for busy
 ok $? "carol's job runs"
-INV=$SENDER ax bob --json run --on box --timeout 60 --tree -- \
+INV=$SENDER ax bob --json run --on box --timeout 60 --tree -- sh -c \
     'echo two >>build/a.txt && touch build/b.txt && cat build/a.txt' \
     >"$T/r2.json" 2>"$T/r2.err"
 st=$?

@@ -54,6 +54,39 @@ main(void)
 	free(json);
 	alx_jobmeta_free(&jm);
 
+	/* argv: the words as given, and no command line beside them. */
+	memset(&jm, 0, sizeof(jm));
+	jm.kind = ALX_JOBKIND_SHELL;
+	jm.argc = 4;
+	jm.argv = calloc(4, sizeof(char *));
+	jm.argv[0] = strdup("printf");
+	jm.argv[1] = strdup("[%s]\n");
+	jm.argv[2] = strdup("");
+	jm.argv[3] = strdup("c;echo \"X\"\n'y'");
+	jm.cwd = strdup("");
+	is_int(alx_jobmeta_encode(&jm, &json, &len), ALX_OK, "argv job encodes");
+	ok(strstr(json, "\"cmd\"") == NULL, "an argv job carries no command "
+	    "line (a runner that knows only cmd refuses it, never runs a shell)");
+	is_int(alx_jobmeta_decode(&got, json, len), ALX_OK, "argv job decodes");
+	ok(got.cmd == NULL && got.argc == 4 && strcmp(got.argv[0], "printf") == 0 &&
+	    strcmp(got.argv[1], "[%s]\n") == 0 && got.argv[2][0] == '\0' &&
+	    strcmp(got.argv[3], jm.argv[3]) == 0, "argv round trip, word for word");
+	alx_jobmeta_free(&got);
+	free(json);
+	alx_jobmeta_free(&jm);
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\",\"argv\":[\"x\"],\"cwd\":\"\"}"),
+	    ALX_ERR_INVALID, "cmd and argv together refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"argv\":[],\"cwd\":\"\"}"),
+	    ALX_ERR_MISSING, "an empty argv refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"argv\":[\"\",\"x\"],\"cwd\":\"\"}"),
+	    ALX_ERR_INVALID, "an empty program name refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"argv\":[\"a\\u0000b\"],\"cwd\":\"\"}"),
+	    ALX_ERR_INVALID, "a NUL in a word refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"argv\":[\"a\",1],\"cwd\":\"\"}"),
+	    ALX_ERR_TYPE, "a word that is not a string refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"argv\":\"ls -l\",\"cwd\":\"\"}"),
+	    ALX_ERR_TYPE, "argv as one string refused");
+
 	for (i = 0; bad_paths[i] != NULL; i++)
 		ok(!alx_relpath_valid(bad_paths[i]),
 		    "bad path %d refused", i);
