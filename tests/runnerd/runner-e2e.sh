@@ -116,6 +116,9 @@ like "${r#* }" '^(exists|runner_busy)$' \
 is "$(grep -c "job ${r%% *} .*accepted" "$T/runner.log")" 1 \
     "and the runner ran it once"
 
+# The runner is busy until the replayed job's result: wait for it.
+INV=$SENDER ax bob --json result --wait 30s -- "${r%% *}" >/dev/null 2>&1
+
 # A job whose meta has line breaks between its tokens and a record-like
 # object on a line of its own: each line of the owner's --json output is
 # one whole record, and none of them is that object.
