@@ -4,14 +4,10 @@
  * hostile client holds only itself).
  *
  * The request (line and headers) must arrive within EGRESS_HEADER_MS and
- * fit EGRESS_HEADER_MAX bytes and EGRESS_HEADER_LINES lines. Allowed:
- *   CONNECT name:443		a tunnel (TLS) to an allowed name
- *   GET http://name[:80]/...	when the job's flags allow plain HTTP;
- *				no body, one request, Connection: close
- * The name must not be an IP literal, must be a valid lower-case DNS
- * name (alx_domain_valid) on the job's list (alx_domain_allowed), and is
- * resolved here (runner_egress_resolve) to public addresses only; the
- * proxy connects to one of those addresses, never resolving again.
+ * fit EGRESS_HEADER_MAX bytes and EGRESS_HEADER_LINES lines; what it may
+ * do is decided by runner-proxy-req.c. The name is resolved here
+ * (runner_egress_resolve) to public addresses only; the proxy connects to
+ * one of those addresses, never resolving again.
  * A tunnel then carries nothing until its first bytes are a whole TLS
  * ClientHello naming the same host (runner-proxy-tls.c), read within
  * EGRESS_HELLO_MS and EGRESS_PEEK_MAX bytes and forwarded unchanged: the
@@ -24,7 +20,6 @@
 
 #include <netinet/in.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -43,11 +38,7 @@ struct egress_req {
 	char	 buf[EGRESS_HEADER_MAX + 1];
 	size_t	 len;		/* bytes read */
 	size_t	 hlen;		/* header bytes, incl. the empty line */
-	char	 method[16];
-	char	 target[EGRESS_HEADER_MAX];
-	char	 host[256];
-	unsigned port;
-	const char *path;	/* GET: the origin-form path */
+	struct egress_request req;
 	int	 tunnel;	/* CONNECT answered: the job speaks TLS now */
 	uint8_t	 peek[EGRESS_PEEK_MAX];	/* the tunnel's first bytes */
 	size_t	 plen;
@@ -116,16 +107,11 @@ egress_read_head(int fd, struct egress_req *rq)
 	struct pollfd	 pfd;
 	int64_t		 deadline = egress_now() + EGRESS_HEADER_MS, left;
 	ssize_t		 n;
-	char		*end;
+	int		 r;
 
 	for (;;) {
-		rq->buf[rq->len] = '\0';
-		if ((end = memmem(rq->buf, rq->len, "\r\n\r\n", 4)) != NULL) {
-			rq->hlen = (size_t)(end - rq->buf) + 4;
-			return memchr(rq->buf, '\0', rq->hlen) != NULL ? 400 : 0;
-		}
-		if (rq->len >= EGRESS_HEADER_MAX)
-			return 431;
+		if ((r = egress_head_end(rq->buf, rq->len, &rq->hlen)) != 1)
+			return r;
 		if ((left = deadline - egress_now()) <= 0)
 			return 408;
 		pfd.fd = fd;
@@ -142,113 +128,6 @@ egress_read_head(int fd, struct egress_req *rq)
 		}
 		rq->len += (size_t)n;
 	}
-}
-
-/* Request line and header lines: shape, count, no body for GET. */
-static int
-egress_parse_head(struct egress_req *rq, const char **why)
-{
-	char	*line, *next, *sp1, *sp2;
-	size_t	 i, nlines = 0;
-
-	line = rq->buf;
-	next = strstr(line, "\r\n");
-	*next = '\0';
-	for (i = 0; line[i] != '\0'; i++)
-		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
-			return (*why = "bad_request", 400);
-	if ((sp1 = strchr(line, ' ')) == NULL ||
-	    (sp2 = strchr(sp1 + 1, ' ')) == NULL || strchr(sp2 + 1, ' '))
-		return (*why = "bad_request", 400);
-	if ((size_t)(sp1 - line) >= sizeof rq->method ||
-	    (strcmp(sp2 + 1, "HTTP/1.1") != 0 &&
-	    strcmp(sp2 + 1, "HTTP/1.0") != 0))
-		return (*why = "bad_request", 400);
-	memcpy(rq->method, line, (size_t)(sp1 - line));
-	rq->method[sp1 - line] = '\0';
-	memcpy(rq->target, sp1 + 1, (size_t)(sp2 - sp1 - 1));
-	rq->target[sp2 - sp1 - 1] = '\0';
-	*next = '\r';
-	for (line = next + 2; *line != '\r'; line = next + 2) {
-		next = strstr(line, "\r\n");
-		*next = '\0';
-		if (++nlines > EGRESS_HEADER_LINES)
-			return (*why = "too_many_headers", 431);
-		if (line[0] == ' ' || line[0] == '\t' ||
-		    strchr(line, ':') == NULL || line[0] == ':')
-			return (*why = "bad_request", 400);
-		for (i = 0; line[i] != '\0'; i++)
-			if (((unsigned char)line[i] < 0x20 && line[i] != '\t') ||
-			    line[i] == 0x7f)
-				return (*why = "bad_request", 400);
-		if (strncasecmp(line, "transfer-encoding:", 18) == 0 ||
-		    (strncasecmp(line, "content-length:", 15) == 0 &&
-		    strtol(line + 15, NULL, 10) != 0))
-			return (*why = "request_body", 400);
-		*next = '\r';
-	}
-	return 0;
-}
-
-/* "name:port" (CONNECT) or "name[:port]" (GET), name lower-cased. */
-static int
-egress_authority(struct egress_req *rq, const char *a, size_t len,
-    unsigned defport, const char **why)
-{
-	const char	*colon;
-	size_t		 hlen, i;
-	unsigned long	 port = defport;
-	char		 num[8];
-
-	if (len == 0)
-		return (*why = "bad_name", 403);
-	if (a[0] == '['
-#ifdef SANDBOX_TEST_WEAKEN
-	    && !(sandbox_test_weaken & SANDBOX_WEAKEN_PROXY)
-#endif
-	    )
-		return (*why = "ip_literal", 403);
-	colon = memchr(a, ':', len);
-	hlen = colon != NULL ? (size_t)(colon - a) : len;
-	if (hlen == 0 || hlen >= sizeof rq->host)
-		return (*why = "bad_name", 403);
-	if (colon != NULL) {
-		i = len - hlen - 1;
-		if (i == 0 || i > 5)
-			return (*why = "bad_port", 403);
-		memcpy(num, colon + 1, i);
-		num[i] = '\0';
-		for (i = 0; num[i] != '\0'; i++)
-			if (!isdigit((unsigned char)num[i]))
-				return (*why = "bad_port", 403);
-		port = strtoul(num, NULL, 10);
-	} else if (defport == 0)
-		return (*why = "bad_port", 403);
-	for (i = 0; i < hlen; i++)
-		rq->host[i] = (char)tolower((unsigned char)a[i]);
-	rq->host[hlen] = '\0';
-	rq->port = (unsigned)port;
-	return 0;
-}
-
-/* The name rules, in order; 0 when this job may go there. */
-static int
-egress_name_check(const struct egress_job *job, struct egress_req *rq,
-    unsigned want_port, const char **why)
-{
-#ifdef SANDBOX_TEST_WEAKEN
-	if (sandbox_test_weaken & SANDBOX_WEAKEN_PROXY)
-		return 0;
-#endif
-	if (runner_egress_ip_literal(rq->host))
-		return (*why = "ip_literal", 403);
-	if (alx_domain_valid(rq->host) != 0)
-		return (*why = "bad_name", 403);
-	if (alx_domain_allowed(job->allow, job->nallow, rq->host) != 0)
-		return (*why = "not_allowed", 403);
-	if (rq->port != want_port)
-		return (*why = "port", 403);
-	return 0;
 }
 
 static int
@@ -283,7 +162,7 @@ egress_connect1(const struct sockaddr_storage *ss)
 
 /* Resolve (checked addresses only) and connect: fd, or -status. */
 static int
-egress_upstream(struct egress_req *rq, const char **why)
+egress_upstream(const struct egress_request *rq, const char **why)
 {
 	struct sockaddr_storage	addrs[EGRESS_ADDRS_MAX];
 	size_t			n = 0, i;
@@ -389,13 +268,13 @@ egress_peek_hello(int fd, struct egress_req *rq, const char **why)
 #endif
 	for (;;) {
 		if (rq->plen > 0) {
-			r = egress_hello_check(rq->peek, rq->plen, rq->host,
-			    &rq->hello, why);
+			r = egress_hello_check(rq->peek, rq->plen,
+			    rq->req.host, &rq->hello, why);
 			if (r == EGRESS_HELLO_OK)
 				return 0;
 			if (r == EGRESS_HELLO_BAD)
 				return 403;
-			if (rq->plen == sizeof rq->peek)	/* not reached */
+			if (rq->plen == sizeof rq->peek)	/* defensive */
 				return (*why = "not_tls", 403);
 		}
 		if ((left = deadline - egress_now()) <= 0)
@@ -419,16 +298,12 @@ egress_peek_hello(int fd, struct egress_req *rq, const char **why)
 }
 
 static int
-egress_connect_req(const struct egress_job *job, struct egress_req *rq,
-    int fd, const char **why)
+egress_connect_req(struct egress_req *rq, int fd, const char **why)
 {
 	static const char	ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	int			r, up;
 
-	if ((r = egress_authority(rq, rq->target, strlen(rq->target), 0,
-	    why)) != 0 || (r = egress_name_check(job, rq, 443, why)) != 0)
-		return r;
-	if ((up = egress_upstream(rq, why)) < 0)
+	if ((up = egress_upstream(&rq->req, why)) < 0)
 		return -up;
 	if (egress_write_all(fd, ok, sizeof ok - 1, egress_now() + 5000) != 0) {
 		close(up);
@@ -449,64 +324,15 @@ egress_connect_req(const struct egress_job *job, struct egress_req *rq,
 	return -1;
 }
 
-/* Headers passed on to the origin (hop-by-hop and proxy ones dropped). */
 static int
-egress_header_kept(const char *line)
+egress_get_req(struct egress_req *rq, int fd, const char **why)
 {
-	static const char *const drop[] = {
-		"host:", "connection:", "proxy-connection:", "proxy-",
-		"keep-alive:", "te:", "upgrade:", "trailer:", NULL
-	};
-	size_t	i;
+	int	up;
 
-	for (i = 0; drop[i] != NULL; i++)
-		if (strncasecmp(line, drop[i], strlen(drop[i])) == 0)
-			return 0;
-	return 1;
-}
-
-static int
-egress_get_req(const struct egress_job *job, struct egress_req *rq, int fd,
-    const char **why)
-{
-	char		 out[EGRESS_HEADER_MAX + 512];
-	const char	*a = rq->target + 7, *end, *line, *next;
-	size_t		 olen;
-	int		 r, up, n;
-
-	if (!(job->flags & EGRESS_HTTP))
-		return (*why = "plain_http", 403);
-	if (strncasecmp(rq->target, "http://", 7) != 0)
-		return (*why = "method", 405);
-	end = a + strcspn(a, "/?#");
-	if (memchr(a, '@', (size_t)(end - a)) != NULL)
-		return (*why = "bad_url", 403);
-	if ((r = egress_authority(rq, a, (size_t)(end - a), 80, why)) != 0 ||
-	    (r = egress_name_check(job, rq, 80, why)) != 0)
-		return r;
-	rq->path = *end == '/' ? end : "/";
-	if (strchr(rq->path, '#') != NULL)
-		return (*why = "bad_url", 400);
-	n = snprintf(out, sizeof out, "GET %s HTTP/1.1\r\nHost: %s\r\n",
-	    rq->path, rq->host);
-	if (n < 0 || (size_t)n >= sizeof out)
-		return (*why = "bad_url", 400);
-	olen = (size_t)n;
-	line = strstr(rq->buf, "\r\n") + 2;
-	for (; line < rq->buf + rq->hlen - 2; line = next + 2) {
-		next = strstr(line, "\r\n");
-		if (!egress_header_kept(line))
-			continue;
-		if (olen + (size_t)(next - line) + 2 >= sizeof out - 32)
-			return (*why = "header_too_large", 431);
-		memcpy(out + olen, line, (size_t)(next - line) + 2);
-		olen += (size_t)(next - line) + 2;
-	}
-	memcpy(out + olen, "Connection: close\r\n\r\n", 21);
-	olen += 21;
-	if ((up = egress_upstream(rq, why)) < 0)
+	if ((up = egress_upstream(&rq->req, why)) < 0)
 		return -up;
-	if (egress_write_all(up, out, olen, egress_now() + 10000) == 0)
+	if (egress_write_all(up, rq->req.out, rq->req.outlen,
+	    egress_now() + 10000) == 0)
 		egress_relay(fd, up, 0);	/* one request: origin -> job */
 	close(up);
 	return -1;
@@ -545,16 +371,13 @@ egress_serve_conn(const struct egress_job *job, int fd,
 	if ((code = egress_read_head(fd, rq)) != 0)
 		why = code == 408 ? "request_timeout" : code == 431 ?
 		    "header_too_large" : "bad_request";
-	else if ((code = egress_parse_head(rq, &why)) != 0)
+	else if ((code = egress_request_parse(job, rq->buf, rq->hlen,
+	    &rq->req, &why)) != 0)
 		;
-	else if (strcmp(rq->method, "CONNECT") == 0)
-		code = egress_connect_req(job, rq, fd, &why);
-	else if (strcmp(rq->method, "GET") == 0)
-		code = egress_get_req(job, rq, fd, &why);
-	else {
-		why = "method";
-		code = 405;
-	}
+	else if (rq->req.connect)
+		code = egress_connect_req(rq, fd, &why);
+	else
+		code = egress_get_req(rq, fd, &why);
 	r = EGRESS_EXIT_OK;
 	if (code > 0) {
 		/* In a tunnel the job expects TLS, unless it sent none. */
@@ -565,15 +388,15 @@ egress_serve_conn(const struct egress_job *job, int fd,
 			egress_reply(fd, code, egress_status_text(code), why);
 		if (code != 502) {
 			snprintf(rec->host, sizeof rec->host, "%.*s",
-			    (int)sizeof rec->host - 1, rq->host[0] != '\0' ?
-			    rq->host : rq->target);
+			    (int)sizeof rec->host - 1, rq->req.host[0] != '\0' ?
+			    rq->req.host : rq->req.target);
 			snprintf(rec->method, sizeof rec->method, "%s",
-			    rq->method);
+			    rq->req.method);
 			snprintf(rec->reason, sizeof rec->reason, "%s", why);
 			if (rq->tunnel && rq->hello.has_sni)
 				snprintf(rec->sni, sizeof rec->sni, "%s",
 				    rq->hello.sni);
-			rec->port = rq->port;
+			rec->port = rq->req.port;
 			r = EGRESS_EXIT_DENIED;
 		}
 	}

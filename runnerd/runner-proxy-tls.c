@@ -162,7 +162,8 @@ egress_hello_parse(const uint8_t *buf, size_t len, struct egress_hello *h)
 			return EGRESS_HELLO_BAD;
 		/* The next record's header, checked as far as it came. */
 		if (off >= len)
-			return EGRESS_HELLO_MORE;
+			return off >= EGRESS_PEEK_MAX ? EGRESS_HELLO_BAD :
+			    EGRESS_HELLO_MORE;
 		if (buf[off] != TLS_REC_HANDSHAKE ||
 		    (len - off > 1 && buf[off + 1] != 3) ||
 		    (len - off > 2 && buf[off + 2] > 4))

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runner-egress.h"
+
 #define EGRESS_JOBID_MAX	80
 #define EGRESS_JOBS_MAX		256
 
@@ -40,6 +42,32 @@ struct egress_denial {
 /* runner-proxy-http.c */
 int	egress_serve_conn(const struct egress_job *, int fd,
 	    struct egress_denial *);
+
+/* runner-proxy-req.c: the request line and headers, read. */
+struct egress_request {
+	char		 method[16];
+	char		 target[EGRESS_HEADER_MAX];
+	char		 host[256];	/* lower case, once read */
+	unsigned	 port;
+	int		 connect;	/* CONNECT (else GET) */
+	size_t		 hlen;
+	size_t		 outlen;
+	char		 head[EGRESS_HEADER_MAX + 1];
+	char		 out[EGRESS_HEADER_MAX + 512];	/* GET: to the origin */
+};
+/*
+ * Where the head (request line and headers) of buf[0..len) ends: 0 with
+ * *hlen (the empty line included), 1 when more is needed, 431 when len
+ * reached EGRESS_HEADER_MAX without one, 400 for a NUL in it.
+ */
+int	egress_head_end(const char *buf, size_t len, size_t *hlen);
+/*
+ * The head buf[0..hlen) of a job's request: 0 when the job may go where
+ * it asks (host and port filled; for GET, out[0..outlen) is the request
+ * to send the origin), else an HTTP status with *why the denial's reason.
+ */
+int	egress_request_parse(const struct egress_job *, const char *buf,
+	    size_t hlen, struct egress_request *, const char **why);
 
 /*
  * runner-proxy-tls.c: the first bytes of a tunnel as a TLS ClientHello.

@@ -74,6 +74,24 @@ except Exception: pass
 print(d.split(b" ")[1].decode() if d.startswith(b"HTTP/1.1 ") else "closed")' "$1" "$2"
 }
 
+# reqr PORT TEXT: the same, and the proxy's reason (X-Airlox-Egress) or -
+reqr() {
+	"$PY" -c 'import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
+s.sendall(sys.argv[2].encode().decode("unicode_escape").encode("latin-1"))
+d = b""
+try:
+	while b"\r\n\r\n" not in d:
+		c = s.recv(4096)
+		if not c: break
+		d += c
+except Exception: pass
+why = [l.split(b": ", 1)[1].decode() for l in d.split(b"\r\n")
+    if l.lower().startswith(b"x-airlox-egress: ")]
+print(d.split(b" ")[1].decode() if d.startswith(b"HTTP/1.") else "closed",
+    why[0] if why else "-")' "$1" "$2"
+}
+
 tls() {
 	curl -s -o "$T/body" -w '%{http_connect} %{http_code}' --max-time 20 \
 	    --proxy "http://127.0.0.1:$P" --cacert "$T/cert.pem" "$@"
@@ -230,6 +248,12 @@ is "$(req "$PB" "GET http://plain.test:8080/ HTTP/1.1\r\n\r\n")" 403 "plain GET 
 is "$(req "$PB" "GET http://other.test/ HTTP/1.1\r\n\r\n")" 403 "plain GET to a name off the list refused"
 is "$(req "$PB" "GET http://plain.test/ HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello")" 400 "a GET with a body refused"
 is "$(req "$PB" "GET http://user@plain.test/ HTTP/1.1\r\n\r\n")" 403 "userinfo in the URL refused"
+is "$(reqr "$PB" "GET http://plain.test/ HTTP/1.1\r\nHost : other.test\r\n\r\n")" "400 bad_request" \
+    "a space before a header's colon refused (it would reach the origin as a second Host)"
+is "$(reqr "$PB" "GET http://plain.test/ HTTP/1.1\r\n\rHost: other.test\r\n\r\n")" "400 bad_request" \
+    "a header line after a bare CR refused (it would reach the origin)"
+is "$(reqr "$PB" "GET http://plain.test/ HTTP/1.1\r\nX-Ok: 1\r\n\r\n")" "200 -" \
+    "a plain GET with an ordinary header is served"
 is "$(req "$PB" "CONNECT allowed.test:443 HTTP/1.1\r\n\r\n")" 403 "the second job's list is its own"
 echo log >&9
 wait_line "$T/b.out" '^count ' || true

@@ -327,6 +327,11 @@ main(void)
 	r = egress_hello_check(rec.p, EGRESS_PEEK_MAX - 1, "allowed.test", &h,
 	    &why);
 	is_int(r, EGRESS_HELLO_MORE, "within EGRESS_PEEK_MAX: more");
+	r = egress_hello_check(rec.p, EGRESS_PEEK_MAX, "allowed.test", &h,
+	    &why);
+	ok(r == EGRESS_HELLO_BAD && strcmp(why, "not_tls") == 0,
+	    "records filling EGRESS_PEEK_MAX exactly, the hello not whole: "
+	    "refused (no more may be read)");
 
 	/* Not a hello: refused at the first byte that shows it. */
 	raw("G", 1, EGRESS_HELLO_BAD, "plain text (first byte)");
