@@ -7,9 +7,13 @@
  * without revealing it (a hash). The file keeps the participant's signing
  * and key agreement secrets, its display name and kind, the cursor of its
  * join and where listen --once resumes. Keys never leave this file.
+ * sessions/<sid>/manifest keeps the newest manifest version (and its hash
+ * and epoch) verified for the session on this machine, so that a relay
+ * cannot later serve an older chain (libairlox alx_view_seen).
  */
 #include "config.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -359,4 +363,82 @@ cache_invite_update(const uint8_t sid[ALX_SID_LEN], int role,
 		return 0;
 	alx_wipe_str(old);
 	return cache_invite_store(sid, role, link);
+}
+
+/* sessions/<sid>/NAME, the folders made on the way. */
+static int
+cache_session_path(char *out, size_t len, const uint8_t sid[ALX_SID_LEN],
+    const char *name)
+{
+	char	dir[900], sids[ALX_FP_STRLEN + 1];
+	int	r;
+
+	if ((r = cache_dir(dir, sizeof(dir))) != 0)
+		return r;
+	alx_b64_encode(sids, sid, ALX_SID_LEN);
+	if ((size_t)snprintf(out, len, "%s/sessions", dir) >= len ||
+	    (r = cache_mkdir(out)) != 0)
+		return r != 0 ? r : ALX_ERR_TOO_LARGE;
+	if ((size_t)snprintf(out, len, "%s/sessions/%s", dir, sids) >= len ||
+	    (r = cache_mkdir(out)) != 0)
+		return r != 0 ? r : ALX_ERR_TOO_LARGE;
+	if ((size_t)snprintf(out, len, "%s/sessions/%s/%s", dir, sids,
+	    name) >= len)
+		return ALX_ERR_TOO_LARGE;
+	return 0;
+}
+
+static int
+cache_seen_read(const char *path, struct alx_view_seen *seen)
+{
+	struct alx_buf	b;
+	int		r;
+
+	memset(seen, 0, sizeof(*seen));
+	if ((r = cache_read_file(path, &b)) == 0)
+		r = alx_view_seen_decode(seen, (const char *)b.data, b.len);
+	alx_buf_free(&b);
+	return r == ALX_ERR_NOT_FOUND ? 0 : r;
+}
+
+int
+cache_seen_load(const uint8_t sid[ALX_SID_LEN], struct alx_view_seen *seen)
+{
+	char	path[1024];
+	int	r;
+
+	memset(seen, 0, sizeof(*seen));
+	if ((r = cache_session_path(path, sizeof(path), sid, "manifest")) != 0)
+		return r;
+	return cache_seen_read(path, seen);
+}
+
+int
+cache_seen_save(const uint8_t sid[ALX_SID_LEN],
+    const struct alx_view_seen *seen)
+{
+	struct alx_view_seen	 kept;
+	char			 path[1024], lock[1040], *json = NULL;
+	size_t			 len;
+	int			 fd, r;
+
+	if (seen->ver == 0)
+		return 0;
+	if ((r = cache_session_path(path, sizeof(path), sid, "manifest")) != 0)
+		return r;
+	/* Two commands of this machine at once: the newer one stays. */
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	if ((fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0600)) == -1)
+		return ALX_ERR_IO;
+	if (flock(fd, LOCK_EX) != 0) {
+		close(fd);
+		return ALX_ERR_IO;
+	}
+	if ((r = cache_seen_read(path, &kept)) == 0 && kept.ver < seen->ver &&
+	    (r = alx_view_seen_encode(seen, &json, &len)) == 0)
+		r = cache_write_file(path, json, len);
+	free(json);
+	close(fd);
+	return r;
 }

@@ -190,7 +190,9 @@ item_fill(struct csession *cs, struct alx_item *it, const struct item_post *p)
 	int				 r;
 
 	memset(it, 0, sizeof(*it));
-	if ((r = item_chain(cs, it, 0)) != 0)
+	/* Never under a manifest older than one verified before. */
+	if ((r = alx_view_check_current(&cs->view)) != 0 ||
+	    (r = item_chain(cs, it, 0)) != 0)
 		return r;
 	memcpy(it->sid, cs->inv.sid, ALX_SID_LEN);
 	if ((r = alx_random(it->id, ALX_ID_LEN)) != 0)

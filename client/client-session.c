@@ -2,11 +2,14 @@
  * client-session.c: a session as one participant sees it.
  *
  * Opening a session: parse the invite, fetch the manifest chain and verify
- * it into a view (anchored by the invite's session id), load this
+ * it into a view (anchored by the invite's session id and by the newest
+ * manifest this machine verified before, kept in the cache), load this
  * participant's key from the cache and join with a certificate when not
  * joined yet. Reading: the event log is replayed from the start into a
  * fresh view, which verifies every event before the commands see it, and
- * then followed by long-polling or by the SSE stream.
+ * then followed by long-polling or by the SSE stream. A chain shorter than
+ * the one verified before, or another one, is refused (a relay rolling the
+ * session back); the newest verified manifest is kept again on close.
  */
 #include "config.h"
 
@@ -119,20 +122,52 @@ out:
 	return r;
 }
 
+/* What the view verified, newer than what is kept: keep it. */
+static void
+csess_keep_seen(struct csession *cs)
+{
+	if (!cs->have_view || cs->view.seen.ver <= cs->seen.ver)
+		return;
+	if (cache_seen_save(cs->inv.sid, &cs->view.seen) == 0)
+		cs->seen = cs->view.seen;
+	else
+		log_debug("session: cannot keep the manifest version in the "
+		    "cache");
+}
+
 static int
 csess_new_view(struct csession *cs)
 {
 	int	r;
 
-	if (cs->have_view)
+	if (cs->have_view) {
+		csess_keep_seen(cs);
+		if (cs->view.seen.ver > cs->seen.ver)
+			cs->seen = cs->view.seen;
 		alx_view_free(&cs->view);
+	}
 	cs->have_view = 0;
 	if ((r = alx_view_init(&cs->view, &cs->inv)) != 0)
 		return r;
 	cs->have_view = 1;
+	alx_view_set_seen(&cs->view, &cs->seen);
 	if (cs->have_me)
 		alx_view_set_me(&cs->view, &cs->me.sk, &cs->me.kx);
 	return 0;
+}
+
+/* A relay that served less than (or another chain than) was verified. */
+static int
+csess_rollback_fail(struct csession *cs)
+{
+	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
+
+	return out_fail_code(EXIT_VERIFY, ALX_ERR_ROLLBACK, "the relay served "
+	    "this session's manifest chain up to version %lld, but version "
+	    "%lld was verified on this machine before (or another chain): "
+	    "the relay is hiding the owner's changes, such as a revocation; "
+	    "nothing was read or sent", m != NULL ? (long long)m->ver : 0LL,
+	    (long long)cs->view.seen.ver);
 }
 
 /* This participant's key from the cache, for the view and the requests. */
@@ -189,13 +224,22 @@ csess_open(struct csession *cs, struct client_ctx *ctx, int flags)
 		free(cause);
 		return r;
 	}
+	if ((r = cache_seen_load(cs->inv.sid, &cs->seen)) != 0)
+		return out_fail(r, "cannot read the session's manifest version "
+		    "kept in the cache (sessions/%s/manifest)", cs->sidstr);
 	if ((r = csess_new_view(cs)) != 0)
 		return out_fail(r, "cannot derive the invite's keys");
 	/* Our keys first: the view learns the epoch keys wrapped to us. */
 	if ((flags & CS_JOIN) && (r = csess_load_me(cs, ctx)) != 0)
 		return r;
-	if ((r = csess_fetch_manifests(cs, &cs->view)) != 0)
+	if ((r = csess_fetch_manifests(cs, &cs->view)) != 0) {
+		if (r == ALX_ERR_ROLLBACK)
+			return csess_rollback_fail(cs);
 		return csess_manifest_fail(cs, r);
+	}
+	if (alx_view_check_current(&cs->view) != 0)
+		return csess_rollback_fail(cs);
+	csess_keep_seen(cs);
 	if (!(flags & CS_JOIN))
 		return 0;
 	if (alx_manifest_is_revoked(alx_view_manifest(&cs->view),
@@ -210,8 +254,11 @@ csess_open(struct csession *cs, struct client_ctx *ctx, int flags)
 void
 csess_close(struct csession *cs)
 {
-	if (cs->have_view)
+	if (cs->have_view) {
+		if (alx_view_check_current(&cs->view) == 0)
+			csess_keep_seen(cs);
 		alx_view_free(&cs->view);
+	}
 	if (cs->have_me)
 		cache_wipe(&cs->me);
 	http_close(&cs->http);
@@ -346,6 +393,9 @@ csess_apply(struct csession *cs, const char *raw, size_t len, csess_cb cb,
 	}
 	if (ev.cursor > cs->head)
 		cs->head = ev.cursor;
+	/* A newer manifest verified: kept now, not only when closing. */
+	if (ev.type == ALX_EV_MANIFEST)
+		csess_keep_seen(cs);
 	if (ev.type == ALX_EV_ITEM)
 		r = csess_note_item(cs, &ev);
 	else if (ev.type == ALX_EV_COMPLETE &&
@@ -421,6 +471,9 @@ csess_replay(struct csession *cs, csess_cb cb, void *arg)
 		if (r == 1)
 			return 1;
 	} while (r == 0 && n >= CS_LOG_LIMIT);
+	/* The whole log now: it must reach the manifest verified before. */
+	if (r == 0 && (r = alx_view_check_current(&cs->view)) != 0)
+		cs->bad_event = 1;
 	return r;
 }
 
@@ -504,6 +557,16 @@ csess_put_manifest(struct csession *cs, struct alx_manifest *m)
 	r = http_request(&cs->http, "PUT", path, m->obj.raw, m->obj.raw_len,
 	    NULL, 1, 4096, &resp);
 	http_resp_free(&resp);
+	/* The owner's own update is verified by its maker: keep it. */
+	if (r == 0 && m->ver > cs->seen.ver) {
+		struct alx_view_seen	seen;
+
+		seen.ver = m->ver;
+		memcpy(seen.hash, m->hash, ALX_HASH_LEN);
+		seen.epoch = m->epoch;
+		if (cache_seen_save(cs->inv.sid, &seen) == 0)
+			cs->seen = seen;
+	}
 	return r;
 }
 
@@ -646,6 +709,8 @@ out:
 int
 csess_fail(struct csession *cs, int err, const char *what)
 {
+	if (err == ALX_ERR_ROLLBACK)
+		return csess_rollback_fail(cs);
 	if (cs->bad_event)
 		return out_fail_code(EXIT_VERIFY, err, "the relay served an "
 		    "event that does not verify (after cursor %lld); it was "

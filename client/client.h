@@ -219,6 +219,12 @@ int	 cache_invite_load(const uint8_t sid[ALX_SID_LEN], int role,
 	    char **link);
 int	 cache_invite_update(const uint8_t sid[ALX_SID_LEN], int role,
 	    const char *link);
+/* sessions/<sid>/manifest: the newest manifest verified on this machine. */
+int	 cache_seen_load(const uint8_t sid[ALX_SID_LEN],
+	    struct alx_view_seen *);
+/* Keep seen unless what is kept is as new already. */
+int	 cache_seen_save(const uint8_t sid[ALX_SID_LEN],
+	    const struct alx_view_seen *);
 
 /* client-session.c */
 struct csession {
@@ -233,6 +239,7 @@ struct csession {
 	int64_t			 head;		/* newest cursor seen */
 	int			 bad_event;	/* the view refused an event */
 	int64_t			 chunk_wait;	/* s to wait for a chunk: 10 */
+	struct alx_view_seen	 seen;		/* as kept in the cache */
 	/* what the log said about items (for replies, hops, receipts) */
 	struct csess_item	*items;
 	size_t			 nitems;

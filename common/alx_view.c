@@ -121,7 +121,7 @@ alx_view_learn_epoch(struct alx_view *v, const struct alx_manifest *m)
 int
 alx_view_add_manifest(struct alx_view *v, const char *json, size_t len)
 {
-	struct alx_manifest	*nm;
+	struct alx_manifest	*nm, *m;
 	int			 r;
 
 	if (v->nmans >= ALX_MAX_LIST)
@@ -130,13 +130,103 @@ alx_view_add_manifest(struct alx_view *v, const char *json, size_t len)
 	if (nm == NULL)
 		return ALX_ERR_NOMEM;
 	v->mans = nm;
-	r = alx_manifest_open(&v->mans[v->nmans], json, len, v->sid,
+	m = &v->mans[v->nmans];
+	r = alx_manifest_open(m, json, len, v->sid,
 	    v->nmans > 0 ? &v->mans[v->nmans - 1] : NULL);
 	if (r != ALX_OK)
 		return r;
+	/* The version seen before must be the very same manifest. */
+	if (m->ver == v->seen.ver &&
+	    !alx_ct_eq(m->hash, v->seen.hash, ALX_HASH_LEN)) {
+		alx_manifest_free(m);
+		return ALX_ERR_ROLLBACK;
+	}
+	if (m->ver > v->seen.ver) {
+		v->seen.ver = m->ver;
+		memcpy(v->seen.hash, m->hash, ALX_HASH_LEN);
+		v->seen.epoch = m->epoch;
+	}
 	v->nmans++;
-	alx_view_learn_epoch(v, &v->mans[v->nmans - 1]);
+	alx_view_learn_epoch(v, m);
 	return ALX_OK;
+}
+
+void
+alx_view_set_seen(struct alx_view *v, const struct alx_view_seen *seen)
+{
+	size_t	i;
+
+	/* A manifest the view holds already must be the one seen. */
+	for (i = 0; i < v->nmans; i++)
+		if (v->mans[i].ver == seen->ver &&
+		    !alx_ct_eq(v->mans[i].hash, seen->hash, ALX_HASH_LEN))
+			v->forked = 1;
+	if (seen->ver > v->seen.ver)
+		v->seen = *seen;
+}
+
+int
+alx_view_check_current(const struct alx_view *v)
+{
+	const struct alx_manifest	*m = alx_view_manifest(v);
+	size_t				 i;
+
+	if (v->forked)
+		return ALX_ERR_ROLLBACK;
+	if (v->seen.ver == 0)
+		return ALX_OK;
+	if (m == NULL || m->ver < v->seen.ver || m->epoch < v->seen.epoch)
+		return ALX_ERR_ROLLBACK;
+	for (i = 0; i < v->nmans; i++)
+		if (v->mans[i].ver == v->seen.ver &&
+		    !alx_ct_eq(v->mans[i].hash, v->seen.hash, ALX_HASH_LEN))
+			return ALX_ERR_ROLLBACK;
+	return ALX_OK;
+}
+
+int
+alx_view_seen_encode(const struct alx_view_seen *seen, char **json,
+    size_t *len)
+{
+	struct alx_jw	w;
+	int		r;
+
+	alx_jw_init(&w, 256);
+	alx_jw_obj_begin(&w);
+	alx_jw_kint(&w, "v", 1);
+	alx_jw_kint(&w, "ver", seen->ver);
+	alx_jw_kb64(&w, "hash", seen->hash, ALX_HASH_LEN);
+	alx_jw_kint(&w, "epoch", seen->epoch);
+	alx_jw_obj_end(&w);
+	r = alx_jw_finish(&w, json, len);
+	alx_jw_free(&w);
+	return r;
+}
+
+int
+alx_view_seen_decode(struct alx_view_seen *seen, const char *json,
+    size_t len)
+{
+	struct alx_json_limits	 lim = { 256, 2, 16 };
+	struct alx_json		*j = NULL;
+	int64_t			 v;
+	int			 r;
+
+	memset(seen, 0, sizeof(*seen));
+	if ((r = alx_json_parse(&j, json, len, &lim)) != ALX_OK)
+		return r;
+	if (alx_json_type(j, 0) != ALX_JSON_OBJECT)
+		r = ALX_ERR_TYPE;
+	else if ((r = alx_json_get_int(j, 0, "v", &v, 1, 1)) != ALX_OK ||
+	    (r = alx_json_get_int(j, 0, "ver", &seen->ver, 1,
+	    ALX_JSON_INT_MAX)) != ALX_OK ||
+	    (r = alx_json_get_b64(j, 0, "hash", seen->hash,
+	    ALX_HASH_LEN)) != ALX_OK ||
+	    (r = alx_json_get_int(j, 0, "epoch", &seen->epoch, 0,
+	    ALX_JSON_INT_MAX)) != ALX_OK)
+		memset(seen, 0, sizeof(*seen));
+	alx_json_free(j);
+	return r;
 }
 
 const struct alx_view_member *
@@ -509,6 +599,8 @@ alx_view_item_begin(struct alx_view *v, struct alx_item *it, const char *kind,
 		return ALX_ERR_INVALID;
 	if (strlen(kind) > ALX_KIND_MAX)
 		return ALX_ERR_INVALID;
+	if ((r = alx_view_check_current(v)) != ALX_OK)
+		return r;
 	memset(it, 0, sizeof(*it));
 	memcpy(it->sid, v->sid, ALX_SID_LEN);
 	if ((r = alx_random(it->id, ALX_ID_LEN)) != ALX_OK)

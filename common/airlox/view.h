@@ -38,6 +38,21 @@ struct alx_view_epoch {
 	uint8_t	key[ALX_KEY_LEN];
 };
 
+/*
+ * The newest manifest a reader verified for a session, kept by the caller
+ * between runs (the client's cache, the runner's state dir, 0600). A relay
+ * may withhold what is newer (nobody can tell), but once a reader has
+ * verified version ver it refuses a chain that stops before it or holds
+ * another version ver (a rollback or a fork), and never seals under an
+ * older manifest or epoch: content sealed under an epoch the owner has
+ * since replaced would open for the members it removed.
+ */
+struct alx_view_seen {
+	int64_t	ver;			/* 0: nothing seen yet */
+	uint8_t	hash[ALX_HASH_LEN];
+	int64_t	epoch;
+};
+
 /* A job the view has seen: results must bind its hash. */
 struct alx_view_job {
 	uint8_t	id[ALX_ID_LEN];
@@ -68,6 +83,8 @@ struct alx_view {
 	size_t			 nown;
 	int64_t			 cursor;	/* last event applied */
 	int			 closed;
+	struct alx_view_seen	 seen;		/* newest verified, ever */
+	int			 forked;	/* held another seen version */
 };
 
 enum alx_view_evtype {
@@ -100,8 +117,27 @@ int	alx_view_make_cert(struct alx_view *, const char *name, int kind,
 	    int64_t now, struct alx_cert *out);
 
 const struct alx_manifest *alx_view_manifest(const struct alx_view *);
-/* Add the next manifest version (the first one is checked against sid). */
+/*
+ * Add the next manifest version (the first one is checked against sid).
+ * A version the view saw before (alx_view_set_seen) must be the same
+ * manifest: another one is ALX_ERR_ROLLBACK (a fork). A newer one
+ * becomes view->seen, for the caller to keep.
+ */
 int	alx_view_add_manifest(struct alx_view *, const char *json, size_t len);
+/* What this reader verified before; kept when a view is made anew. */
+void	alx_view_set_seen(struct alx_view *, const struct alx_view_seen *);
+/*
+ * Does the chain reach what this reader verified before? ALX_ERR_ROLLBACK
+ * when the newest manifest is older than view->seen (a relay that served a
+ * shorter chain). Call it when the chain is complete (the manifest list,
+ * the end of a replay of the log), and before sealing anything.
+ */
+int	alx_view_check_current(const struct alx_view *);
+/* The seen state as a small JSON object, and back (strict). */
+int	alx_view_seen_encode(const struct alx_view_seen *, char **json,
+	    size_t *len);
+int	alx_view_seen_decode(struct alx_view_seen *, const char *json,
+	    size_t len);
 /* Add a certificate (a join); *out points into the view. */
 int	alx_view_add_cert(struct alx_view *, const char *json, size_t len,
 	    int64_t cursor, const struct alx_view_member **out);
@@ -140,7 +176,8 @@ int	alx_view_is_approved(const struct alx_view *,
  * Authoring: fill it's sid, author, seq, prev, time, mv, epoch from the
  * view for the next item of this participant (the view tracks its own
  * chain as its items come back through the log; alx_view_note_own() records
- * an item posted before it was seen in the log).
+ * an item posted before it was seen in the log). ALX_ERR_ROLLBACK when the
+ * view is older than what it saw (alx_view_check_current).
  */
 int	alx_view_item_begin(struct alx_view *, struct alx_item *it,
 	    const char *kind, int64_t now);

@@ -10,7 +10,15 @@ changes the first manifest, "forge" serves an item re-signed by a key
 that is not a member, "slowput" holds every chunk upload for 4 seconds
 (an honest but slow relay), "dropack" forwards each item POST but closes
 the connection instead of answering the first time it sees that body (the
-relay stored it; the client never heard). "none" passes everything through.
+relay stored it; the client never heard). "rollback" (or "rollback:N")
+serves the session as it was at manifest version 1 (or N): the manifest
+chain cut there, the log cut before the first later manifest event, items
+posted meanwhile kept by the proxy (201, never forwarded; the file
+MODEFILE.stash lists them, one per line) and served in the cut log to
+everyone (even to a reader the real relay refuses: the proxy answers from
+the last whole log it forwarded), claims of those items accepted, and an
+empty event stream; "rollback-log" cuts only the log (the manifest chain
+is served whole). "none" passes everything through.
 Usage: hostile-proxy.py RELAY_URL MODEFILE PORTFILE
 """
 import base64
@@ -90,6 +98,37 @@ def tamper_log(m, doc):
 
 
 SEEN = set()
+STASH = []		# item objects posted to the rolled-back session
+LOGS = {}		# path -> the last whole log (after=0) forwarded
+
+
+def manifest_ver(ev):
+    return json.loads(b64d(ev["data"]["body"]))["ver"]
+
+
+def rollback_to(m):
+    """The manifest version a rollback mode keeps: "rollback:N" or 1."""
+    return int(m.split(":", 1)[1]) if ":" in m else 1
+
+
+def rollback_log(doc, keep, stash):
+    """The log as it was at manifest version keep (and the stash)."""
+    evs = doc.get("events", [])
+    cut = None
+    for i, e in enumerate(evs):
+        if e.get("type") == "manifest" and manifest_ver(e) > keep:
+            cut = i
+            break
+    if cut is None:
+        return doc
+    nxt = evs[cut]["cursor"]
+    evs = evs[:cut]
+    for obj in (STASH if stash else []):
+        evs.append({"cursor": nxt, "type": "item", "data": obj})
+        nxt += 1
+    doc["events"] = evs
+    doc["next"] = evs[-1]["cursor"] if evs else 0
+    return doc
 
 
 class Proxy(http.server.BaseHTTPRequestHandler):
@@ -98,9 +137,42 @@ class Proxy(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def answer(self, status, ctype, data):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def rolled_back(self, body):
+        """rollback: the requests the proxy answers itself. True if so."""
+        path = urllib.parse.urlsplit(self.path).path
+        if self.command == "POST" and path.endswith("/items") and body:
+            STASH.append(json.loads(body))
+            with open(MODEFILE + ".stash", "a") as f:
+                f.write(body.decode() + "\n")
+            self.answer(201, "application/json",
+                        json.dumps({"cursor": 1000 + len(STASH)}).encode())
+            return True
+        if self.command == "POST" and path.endswith("/claim"):
+            self.answer(200, "application/json", b"{}")
+            return True
+        if self.command == "GET" and path.endswith("/stream"):
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b": hb\n\n")
+            self.wfile.flush()
+            time.sleep(3)
+            return True
+        return False
+
     def forward(self):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n) if n else None
+        if mode().split(":")[0] == "rollback" and self.rolled_back(body):
+            return
         if self.command == "PUT" and "/chunks/" in self.path and \
                 mode() == "slowput":
             time.sleep(4)
@@ -121,10 +193,34 @@ class Proxy(http.server.BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
         ctype = r.getheader("Content-Type", "")
-        path = urllib.parse.urlsplit(self.path).path
-        if r.status == 200 and m != "none":
-            if path.endswith("/log") and "json" in ctype:
+        url = urllib.parse.urlsplit(self.path)
+        path = url.path
+        query = urllib.parse.parse_qs(url.query)
+        status = r.status
+        if path.endswith("/log") and status == 200 and "json" in ctype and \
+                query.get("after") == ["0"]:
+            LOGS[path] = json.loads(data)
+        if path.endswith("/log") and status != 200 and \
+                m.startswith("rollback") and path in LOGS:
+            # The hostile relay serves a reader the real one refuses.
+            after = int(query.get("after", ["0"])[0])
+            doc = json.loads(json.dumps(LOGS[path]))
+            doc["events"] = [e for e in doc["events"] if e["cursor"] > after]
+            data, status, ctype = json.dumps(doc).encode(), 200, \
+                "application/json"
+        if status == 200 and m != "none":
+            if path.endswith("/log") and "json" in ctype and \
+                    m.startswith("rollback"):
+                data = json.dumps(rollback_log(
+                    json.loads(data), rollback_to(m),
+                    m.split(":")[0] == "rollback")).encode()
+            elif path.endswith("/log") and "json" in ctype:
                 data = json.dumps(tamper_log(m, json.loads(data))).encode()
+            elif path.endswith("/manifest") and \
+                    m.split(":")[0] == "rollback":
+                doc = json.loads(data)
+                doc["manifests"] = doc["manifests"][:rollback_to(m)]
+                data = json.dumps(doc).encode()
             elif "/chunks/" in path and m == "chunk" and data:
                 b = bytearray(data)
                 b[len(b) // 2] ^= 0x01
@@ -137,11 +233,13 @@ class Proxy(http.server.BaseHTTPRequestHandler):
                 body[i] = ord("1") if body[i] != ord("1") else ord("2")
                 man["body"] = b64e(bytes(body))
                 data = json.dumps(doc).encode()
-        self.send_response(r.status)
+        self.send_response(status)
         for k, v in r.getheaders():
             if k.lower() not in ("content-length", "connection",
-                                 "transfer-encoding"):
+                                 "transfer-encoding", "content-type"):
                 self.send_header(k, v)
+        if ctype:
+            self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

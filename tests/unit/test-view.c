@@ -302,6 +302,91 @@ main(void)
 		free(stale);
 	}
 
+	/*
+	 * Rollback: a reader that verified v2 refuses a chain that stops at
+	 * v1, or another v2 (a fork), and seals nothing under v1.
+	 */
+	{
+		struct alx_view_seen	 seen, back;
+		struct alx_manifest	 fork;
+		struct alx_item		 it;
+		char			*json;
+		size_t			 len;
+
+		fresh_view(&v, &snd);
+		is_int(v.seen.ver, 0, "a new view has seen nothing");
+		alx_view_add_manifest(&v, m.obj.raw, m.obj.raw_len);
+		alx_view_add_manifest(&v, m2.obj.raw, m2.obj.raw_len);
+		ok(v.seen.ver == 2 && memcmp(v.seen.hash, m2.hash,
+		    ALX_HASH_LEN) == 0 && v.seen.epoch == m2.epoch,
+		    "after v2 the view has seen v2 (version, hash, epoch)");
+		seen = v.seen;
+		alx_view_free(&v);
+		is_int(alx_view_seen_encode(&seen, &json, &len), ALX_OK,
+		    "seen state encodes");
+		is_int(alx_view_seen_decode(&back, json, len), ALX_OK,
+		    "and decodes");
+		ok(memcmp(&back, &seen, sizeof(seen)) == 0, "to the same");
+		free(json);
+		tmp = "{\"v\":2,\"ver\":1}";
+		is_int(alx_view_seen_decode(&back, tmp, strlen(tmp)),
+		    ALX_ERR_RANGE, "an unknown seen version is refused");
+		ok(alx_view_seen_decode(&back, "{\"v\":1}", 7) != ALX_OK &&
+		    back.ver == 0, "an incomplete one leaves nothing");
+
+		/* Served v1 only. */
+		fresh_view(&v, &snd);
+		alx_view_set_seen(&v, &seen);
+		is_int(alx_view_add_manifest(&v, m.obj.raw, m.obj.raw_len),
+		    ALX_OK, "v1 alone verifies");
+		is_int(alx_view_check_current(&v), ALX_ERR_ROLLBACK,
+		    "but stops before the v2 seen: manifest_rollback");
+		is_int(alx_view_item_begin(&v, &it, "text", 1700000300),
+		    ALX_ERR_ROLLBACK, "and nothing is sealed under v1");
+		is_int(alx_view_add_manifest(&v, m2.obj.raw, m2.obj.raw_len),
+		    ALX_OK, "served v2 after all");
+		is_int(alx_view_check_current(&v), ALX_OK, "the chain is current");
+		is_int(alx_view_item_begin(&v, &it, "text", 1700000300),
+		    ALX_OK, "and an item can be made");
+		ok(it.mv == 2 && it.epoch == m2.epoch, "acting on v2");
+		alx_item_free(&it);
+		alx_view_free(&v);
+
+		/* Another v2, signed by the owner too: a fork. */
+		alx_manifest_next(&fork, &m);
+		alx_manifest_revoke(&fork, obs.cert.fp);
+		alx_manifest_finish(&fork, &owner, sec.epoch_key, &priv);
+		fresh_view(&v, &snd);
+		alx_view_set_seen(&v, &seen);
+		alx_view_add_manifest(&v, m.obj.raw, m.obj.raw_len);
+		is_int(alx_view_add_manifest(&v, fork.obj.raw,
+		    fork.obj.raw_len), ALX_ERR_ROLLBACK,
+		    "another v2 than the one seen: manifest_rollback");
+		is_int(v.nmans, 1, "and it is not taken");
+		alx_view_free(&v);
+
+		/* The seen state given after the view took the other v2. */
+		fresh_view(&v, &snd);
+		alx_view_add_manifest(&v, m.obj.raw, m.obj.raw_len);
+		alx_view_add_manifest(&v, fork.obj.raw, fork.obj.raw_len);
+		alx_view_set_seen(&v, &seen);
+		is_int(alx_view_check_current(&v), ALX_ERR_ROLLBACK,
+		    "a fork already taken is caught by the check");
+		alx_view_free(&v);
+
+		/* The log cut before v2: every event verifies, the end not. */
+		fresh_view(&v, &obs);
+		alx_view_set_seen(&v, &seen);
+		l.n -= 1;		/* the v2 event withheld */
+		is_int(replay(&v, &l, 0, NULL), ALX_OK,
+		    "the log without v2: every event verifies");
+		is_int(alx_view_check_current(&v), ALX_ERR_ROLLBACK,
+		    "but it ends before v2: manifest_rollback");
+		l.n += 1;
+		alx_view_free(&v);
+		alx_manifest_free(&fork);
+	}
+
 	alx_sign_wipe(&owner);
 	free(t1);
 	free(t2);
