@@ -309,10 +309,19 @@ item_post(struct csession *cs, struct item_post *p, char **cause)
 	}
 	if ((r = item_fill(cs, &it, p)) != 0)
 		goto out;
-	if ((r = alx_view_epoch_key(&cs->view, it.epoch, ekey)) != 0)
-		goto out;
-	r = alx_item_key_epoch(ekey, it.id, kitem);
-	alx_wipe(ekey, sizeof(ekey));
+	if (alx_kind_job_reply(p->kind) && p->has_reply) {
+		/* Sealed to the job's readers, never to every member. */
+		if (p->job_key == NULL) {
+			r = ALX_ERR_INVALID;
+			goto out;
+		}
+		r = alx_item_key_reply(p->job_key, it.id, kitem);
+	} else {
+		if ((r = alx_view_epoch_key(&cs->view, it.epoch, ekey)) != 0)
+			goto out;
+		r = alx_item_key_epoch(ekey, it.id, kitem);
+		alx_wipe(ekey, sizeof(ekey));
+	}
 	if (r != 0 || (r = alx_item_seal_meta(&it, kitem, p->meta,
 	    p->metalen)) != 0)
 		goto out;

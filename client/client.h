@@ -314,6 +314,12 @@ struct item_post {
 	size_t		 nto;
 	int		 has_reply;
 	uint8_t		 reply_to[ALX_ID_LEN];
+	/*
+	 * A reply to a job (result, progress, report): the job's key, which
+	 * seals it to the job's readers (alx_item_key_reply); NULL for an
+	 * item every member reads (the epoch key).
+	 */
+	const uint8_t	*job_key;
 	uint8_t		 id[ALX_ID_LEN];	/* out */
 	int64_t		 cursor;		/* out */
 };

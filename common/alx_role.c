@@ -41,21 +41,28 @@ alx_mode_name(int mode)
 	return mode == ALX_MODE_EXECUTE ? "execute" : "chat";
 }
 
-/* The permission matrix for posting items: one row per kind. */
+/*
+ * The permission matrix for posting items: one row per kind. A kind is
+ * member-readable (sealed under the epoch key), or sealed to a job's
+ * readers: a job itself (its own wraps), and the replies to a job (its
+ * result and progress, and a report that replies to it), under a key
+ * derived from the job's (alx_item_key_reply).
+ */
 struct alx_kindperm {
 	const char	*kind;
 	unsigned	 roles;		/* bit per role */
 	int		 member_readable;
+	int		 job_reply;	/* with reply_to: the job's readers */
 };
 #define R(x)	(1U << (x))
 static const struct alx_kindperm alx_kindperms[] = {
-	{ "text",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	1 },
-	{ "file",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	1 },
-	{ "job",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	0 },
-	{ "cancel",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	1 },
-	{ "result",	R(ALX_ROLE_RUNNER),			1 },
-	{ "progress",	R(ALX_ROLE_RUNNER),			1 },
-	{ "report",	R(ALX_ROLE_RUNNER),			1 },
+	{ "text",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	1, 0 },
+	{ "file",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	1, 0 },
+	{ "job",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	0, 0 },
+	{ "cancel",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	1, 0 },
+	{ "result",	R(ALX_ROLE_RUNNER),			0, 1 },
+	{ "progress",	R(ALX_ROLE_RUNNER),			0, 1 },
+	{ "report",	R(ALX_ROLE_RUNNER),			1, 1 },
 };
 #undef R
 
@@ -90,6 +97,14 @@ alx_kind_member_readable(const char *kind)
 	const struct alx_kindperm *p;
 
 	return (p = alx_kind_find(kind)) != NULL && p->member_readable;
+}
+
+int
+alx_kind_job_reply(const char *kind)
+{
+	const struct alx_kindperm *p;
+
+	return (p = alx_kind_find(kind)) != NULL && p->job_reply;
 }
 
 int

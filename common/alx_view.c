@@ -315,17 +315,51 @@ static int
 alx_view_note_job(struct alx_view *v, const struct alx_item *it)
 {
 	struct alx_view_job	*nj;
+	size_t			 i;
 
 	if (v->njobs >= ALX_VIEW_MAX_JOBS)
 		return ALX_ERR_TOO_LARGE;
 	if ((nj = realloc(v->jobs, (v->njobs + 1) * sizeof(*nj))) == NULL)
 		return ALX_ERR_NOMEM;
 	v->jobs = nj;
-	memcpy(nj[v->njobs].id, it->id, ALX_ID_LEN);
-	memcpy(nj[v->njobs].hash, it->hash, ALX_HASH_LEN);
-	memcpy(nj[v->njobs].author, it->author, ALX_FP_LEN);
+	nj += v->njobs;
+	memset(nj, 0, sizeof(*nj));
+	memcpy(nj->id, it->id, ALX_ID_LEN);
+	memcpy(nj->hash, it->hash, ALX_HASH_LEN);
+	memcpy(nj->author, it->author, ALX_FP_LEN);
+	memcpy(nj->kc, it->kc, ALX_HASH_LEN);
+	/* Only the wraps this participant could open. */
+	for (i = 0; i < it->job.nwraps && nj->nwraps < 2; i++)
+		if ((v->role == ALX_ROLE_OWNER &&
+		    strcmp(it->job.wraps[i].to, "owner") == 0) ||
+		    (v->has_me && strcmp(it->job.wraps[i].to, v->me_fps) == 0))
+			nj->wraps[nj->nwraps++] = it->job.wraps[i];
 	v->njobs++;
 	return ALX_OK;
+}
+
+/* The key of a job the view has seen, through its wraps to us. */
+static int
+alx_view_job_key(const struct alx_view *v, const struct alx_view_job *vj,
+    uint8_t kjob[ALX_KEY_LEN])
+{
+	const struct alx_kxkey	*kx;
+	uint8_t			 ctx[64], kc[ALX_HASH_LEN];
+	size_t			 i, n;
+
+	n = alx_wrap_ctx_job(ctx, v->sid, vj->id);
+	for (i = 0; i < vj->nwraps; i++) {
+		kx = strcmp(vj->wraps[i].to, "owner") == 0 ? &v->role_kx :
+		    &v->me_kx;
+		if (alx_wrap_open(&vj->wraps[i], kx, ctx, n, kjob) != ALX_OK)
+			continue;
+		/* The key the job's envelope commits to, and no other. */
+		if (alx_item_commit(kjob, kc) == ALX_OK &&
+		    alx_ct_eq(kc, vj->kc, ALX_HASH_LEN))
+			return ALX_OK;
+		alx_wipe(kjob, ALX_KEY_LEN);
+	}
+	return ALX_ERR_NOT_RECIPIENT;
 }
 
 const struct alx_view_job *
@@ -445,8 +479,9 @@ int
 alx_view_item_key(const struct alx_view *v, const struct alx_item *it,
     uint8_t kitem[ALX_KEY_LEN])
 {
-	uint8_t	ekey[ALX_KEY_LEN];
-	int	r;
+	const struct alx_view_job	*vj;
+	uint8_t				 ekey[ALX_KEY_LEN], kjob[ALX_KEY_LEN];
+	int				 r;
 
 	if (it->has_job) {
 		if (v->role == ALX_ROLE_OWNER &&
@@ -455,6 +490,16 @@ alx_view_item_key(const struct alx_view *v, const struct alx_item *it,
 		if (!v->has_me)
 			return ALX_ERR_NOT_RECIPIENT;
 		return alx_item_job_key(it, v->me_fps, &v->me_kx, kitem);
+	}
+	/* A reply to a job: for the job's readers only. */
+	if (it->has_reply_to && alx_kind_job_reply(it->kind)) {
+		if ((vj = alx_view_job(v, it->reply_to)) == NULL)
+			return ALX_ERR_NOT_FOUND;
+		if ((r = alx_view_job_key(v, vj, kjob)) != ALX_OK)
+			return r;
+		r = alx_item_key_reply(kjob, it->id, kitem);
+		alx_wipe(kjob, sizeof(kjob));
+		return r;
 	}
 	if (!alx_kind_member_readable(it->kind))
 		return ALX_ERR_NOT_RECIPIENT;

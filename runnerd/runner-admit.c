@@ -222,6 +222,22 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	/* An unapproved runner takes nothing (and could not open it). */
 	if (!runner_is_approved(v, me))
 		return RUNNER_IGNORE;
+	/*
+	 * The job's key first: every answer to the job, a refusal too, is
+	 * sealed to the job's readers with a key made from it. A runner the
+	 * job was not sealed to can neither read it nor answer it; the
+	 * caller logs it (reason and detail set) and posts nothing, so a
+	 * runner that holds the label cannot block another's result.
+	 */
+	if ((r = alx_view_item_key(v, job, kitem)) != ALX_OK) {
+		*reason = "not_recipient";
+		if (detail != NULL && detaillen > 0)
+			snprintf(detail, detaillen, "%s",
+			    r == ALX_ERR_KEY_COMMIT ? "its wrap for this runner "
+			    "holds another key than the job commits to" :
+			    "it was not sealed to this runner");
+		return RUNNER_IGNORE;
+	}
 	if (author->cert.role != ALX_ROLE_OWNER &&
 	    author->cert.role != ALX_ROLE_SENDER) {
 		*reason = "not_signed";
@@ -244,13 +260,6 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	}
 	if (alx_item_check_expiry(job, now) != ALX_OK) {
 		*reason = "expired";
-		return RUNNER_REFUSE;
-	}
-	if ((r = alx_view_item_key(v, job, kitem)) != ALX_OK) {
-		*reason = "not_recipient";
-		if (r == ALX_ERR_KEY_COMMIT && detail != NULL && detaillen > 0)
-			snprintf(detail, detaillen, "its wrap for this runner "
-			    "holds another key than the job commits to");
 		return RUNNER_REFUSE;
 	}
 	if ((r = alx_item_open_meta(job, kitem, &mj, &mlen)) != ALX_OK ||

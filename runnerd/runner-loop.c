@@ -74,7 +74,7 @@ static void
 runner_mark_running(struct runner *rn, const struct runner_job *rj, int on)
 {
 	char	path[PATH_MAX], hash[ALX_B64_ENCLEN(ALX_HASH_LEN) + 1];
-	char	author[ALX_FP_STRLEN + 1];
+	char	author[ALX_FP_STRLEN + 1], key[ALX_B64_ENCLEN(ALX_KEY_LEN) + 1];
 	FILE	*fp;
 
 	if (runner_pathf(path, sizeof(path), "%s/running/%s", rn->statedir,
@@ -88,26 +88,33 @@ runner_mark_running(struct runner *rn, const struct runner_job *rj, int on)
 		return;
 	alx_b64_encode(hash, rj->hash, ALX_HASH_LEN);
 	alx_b64_encode(author, rj->author, ALX_FP_LEN);
-	fprintf(fp, "%s %s\n", hash, author);
+	alx_b64_encode(key, rj->kitem, ALX_KEY_LEN);
+	/* The job's key: its "interrupted" result is sealed with it. */
+	fprintf(fp, "%s %s %s\n", hash, author, key);
+	alx_wipe(key, sizeof(key));
 	fflush(fp);
 	fsync(fileno(fp));
 	fclose(fp);
 }
 
 /*
- * Post a result: kind result, a reply to the job, addressed to its author,
- * with the out files as payload. The meta is written to the state dir
+ * Post a result: kind result, a reply to the job sealed to the job's
+ * readers with a key made from the job's (kjob), addressed to its author,
+ * with the out files as payload. The meta (and the job's key, which the
+ * state dir keeps beside the runner's own) is written to the state dir
  * first and removed once the relay answered 201.
  */
 static int
 runner_post_result(struct runner *rn, const uint8_t job[ALX_ID_LEN],
-    const uint8_t author[ALX_FP_LEN], const struct alx_resultmeta *rm,
-    struct runner_out *out)
+    const uint8_t author[ALX_FP_LEN], const uint8_t kjob[ALX_KEY_LEN],
+    const struct alx_resultmeta *rm, struct runner_out *out)
 {
 	struct item_post	 p;
 	uint8_t			 to[1][ALX_FP_LEN];
 	char			*meta = NULL, *cause = NULL;
 	char			 path[PATH_MAX], idtxt[ALX_FP_STRLEN + 1];
+	char			 a[ALX_FP_STRLEN + 1];
+	char			 k[ALX_B64_ENCLEN(ALX_KEY_LEN) + 1];
 	size_t			 len;
 	FILE			*fp;
 	int			 r;
@@ -117,9 +124,10 @@ runner_post_result(struct runner *rn, const uint8_t job[ALX_ID_LEN],
 	alx_b64_encode(idtxt, job, ALX_ID_LEN);
 	runner_pathf(path, sizeof(path), "%s/pending/%s", rn->statedir, idtxt);
 	if ((fp = fopen(path, "we")) != NULL) {
-		char a[ALX_FP_STRLEN + 1];
 		alx_b64_encode(a, author, ALX_FP_LEN);
-		fprintf(fp, "%s\n%s\n", a, meta);
+		alx_b64_encode(k, kjob, ALX_KEY_LEN);
+		fprintf(fp, "%s %s\n%s\n", a, k, meta);
+		alx_wipe(k, sizeof(k));
 		fflush(fp);
 		fsync(fileno(fp));
 		fclose(fp);
@@ -135,6 +143,7 @@ runner_post_result(struct runner *rn, const uint8_t job[ALX_ID_LEN],
 	p.nto = 1;
 	p.has_reply = 1;
 	memcpy(p.reply_to, job, ALX_ID_LEN);
+	p.job_key = kjob;
 	r = item_post(&rn->cs, &p, &cause);
 	/* The relay keeps one result per job: a second is "exists". */
 	if (r == ALX_OK || r == ALX_ERR_EXISTS)
@@ -148,55 +157,87 @@ runner_post_result(struct runner *rn, const uint8_t job[ALX_ID_LEN],
 	return r;
 }
 
+/*
+ * A line of the state dir: up to three base64url words (a job's hash or
+ * an author, and the job's key). Files written before replies were
+ * sealed to a job's readers have no key: nothing can be posted for them.
+ */
+static int
+runner_state_words(const char *line, char w[3][64])
+{
+	w[0][0] = w[1][0] = w[2][0] = '\0';
+	return sscanf(line, "%63s %63s %63s", w[0], w[1], w[2]);
+}
+
+/* Jobs that were running when the runner stopped: "interrupted". */
+static void
+runner_recover_running(struct runner *rn)
+{
+	struct alx_resultmeta	 rm;
+	char			 dir[PATH_MAX], path[PATH_MAX], line[256];
+	char			 w[3][64];
+	uint8_t			 id[ALX_ID_LEN], author[ALX_FP_LEN];
+	uint8_t			 key[ALX_KEY_LEN];
+	DIR			*d;
+	struct dirent		*de;
+	FILE			*fp;
+
+	runner_pathf(dir, sizeof(dir), "%s/running", rn->statedir);
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || alx_b64_decode_exact(id,
+		    ALX_ID_LEN, de->d_name, strlen(de->d_name)) != ALX_OK)
+			continue;
+		runner_pathf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if ((fp = fopen(path, "re")) == NULL)
+			continue;
+		if (fgets(line, sizeof(line), fp) == NULL)
+			line[0] = '\0';
+		fclose(fp);
+		unlink(path);
+		memset(&rm, 0, sizeof(rm));
+		memcpy(rm.job, id, ALX_ID_LEN);
+		if (runner_state_words(line, w) != 3 ||
+		    alx_b64_decode_exact(rm.job_hash, ALX_HASH_LEN, w[0],
+		    strlen(w[0])) != ALX_OK || alx_b64_decode_exact(author,
+		    ALX_FP_LEN, w[1], strlen(w[1])) != ALX_OK ||
+		    alx_b64_decode_exact(key, ALX_KEY_LEN, w[2],
+		    strlen(w[2])) != ALX_OK) {
+			log_warnx("recover: job %s was running when the runner "
+			    "stopped; its record cannot be read: no result",
+			    de->d_name);
+			continue;
+		}
+		alx_wipe(line, sizeof(line));
+		alx_wipe(w, sizeof(w));
+		rm.status = ALX_JOB_INTERRUPTED;
+		rm.peak_memory = -1;
+		rm.out = strdup("");
+		rm.err = strdup("the runner restarted while the job ran");
+		log_warnx("recover: job %s was running when the runner "
+		    "stopped: reporting it interrupted", de->d_name);
+		runner_post_result(rn, id, author, key, &rm, NULL);
+		alx_wipe(key, sizeof(key));
+		alx_resultmeta_free(&rm);
+	}
+	closedir(d);
+}
+
 /* Re-post results kept from before, and report jobs a restart cut. */
 static void
 runner_recover(struct runner *rn)
 {
-	char		 dir[PATH_MAX], path[PATH_MAX], line1[64];
+	char		 dir[PATH_MAX], path[PATH_MAX], line1[256], w[3][64];
 	char		*meta = NULL;
 	size_t		 cap = 0;
 	ssize_t		 n;
 	DIR		*d;
 	struct dirent	*de;
 	FILE		*fp;
-	uint8_t		 id[ALX_ID_LEN], author[ALX_FP_LEN];
+	uint8_t		 id[ALX_ID_LEN], author[ALX_FP_LEN], key[ALX_KEY_LEN];
 
-	/* Jobs that were running: their result is "interrupted". */
-	runner_pathf(dir, sizeof(dir), "%s/running", rn->statedir);
-	if ((d = opendir(dir)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			struct alx_resultmeta	rm;
-			char			hash[64], a[64];
-
-			if (de->d_name[0] == '.' || alx_b64_decode_exact(id,
-			    ALX_ID_LEN, de->d_name, strlen(de->d_name)) != ALX_OK)
-				continue;
-			runner_pathf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			if ((fp = fopen(path, "re")) == NULL)
-				continue;
-			if (fscanf(fp, "%63s %63s", hash, a) != 2) {
-				fclose(fp);
-				continue;
-			}
-			fclose(fp);
-			memset(&rm, 0, sizeof(rm));
-			memcpy(rm.job, id, ALX_ID_LEN);
-			if (alx_b64_decode_exact(rm.job_hash, ALX_HASH_LEN, hash,
-			    strlen(hash)) != ALX_OK || alx_b64_decode_exact(author,
-			    ALX_FP_LEN, a, strlen(a)) != ALX_OK)
-				continue;
-			rm.status = ALX_JOB_INTERRUPTED;
-			rm.peak_memory = -1;
-			rm.out = strdup("");
-			rm.err = strdup("the runner restarted while the job ran");
-			log_warnx("recover: job %s was running when the runner "
-			    "stopped: reporting it interrupted", de->d_name);
-			runner_post_result(rn, id, author, &rm, NULL);
-			alx_resultmeta_free(&rm);
-			unlink(path);
-		}
-		closedir(d);
-	}
+	runner_recover_running(rn);
 	/* Results not yet taken by the relay. */
 	runner_pathf(dir, sizeof(dir), "%s/pending", rn->statedir);
 	if ((d = opendir(dir)) == NULL)
@@ -216,27 +257,40 @@ runner_recover(struct runner *rn)
 			continue;
 		}
 		fclose(fp);
-		line1[strcspn(line1, "\n")] = '\0';
 		if (meta[n - 1] == '\n')
 			meta[--n] = '\0';
-		if (alx_b64_decode_exact(author, ALX_FP_LEN, line1,
-		    strlen(line1)) != ALX_OK ||
-		    alx_resultmeta_decode(&rm, meta, (size_t)n) != ALX_OK)
+		if (runner_state_words(line1, w) != 2 ||
+		    alx_b64_decode_exact(author, ALX_FP_LEN, w[0],
+		    strlen(w[0])) != ALX_OK ||
+		    alx_b64_decode_exact(key, ALX_KEY_LEN, w[1],
+		    strlen(w[1])) != ALX_OK ||
+		    alx_resultmeta_decode(&rm, meta, (size_t)n) != ALX_OK) {
+			log_warnx("recover: the kept result of job %s cannot be "
+			    "read (or has no key to seal it with); dropped",
+			    de->d_name);
+			unlink(path);
 			continue;
+		}
+		alx_wipe(line1, sizeof(line1));
+		alx_wipe(w, sizeof(w));
 		log_info("recover: posting the kept result of job %s",
 		    de->d_name);
-		runner_post_result(rn, id, author, &rm, NULL);
+		runner_post_result(rn, id, author, key, &rm, NULL);
+		alx_wipe(key, sizeof(key));
 		alx_resultmeta_free(&rm);
 	}
 	free(meta);
 	closedir(d);
 }
 
-/* A signed refusal; detail (or NULL) becomes its stderr text. */
+/*
+ * A signed refusal, sealed to the job's readers with the job's key;
+ * detail (or NULL) becomes its stderr text.
+ */
 static void
 runner_refuse_why(struct runner *rn, const struct alx_item *job,
-    const struct alx_view_member *author, const char *reason,
-    const char *detail)
+    const uint8_t kjob[ALX_KEY_LEN], const struct alx_view_member *author,
+    const char *reason, const char *detail)
 {
 	struct alx_resultmeta	rm;
 	char			*d;
@@ -250,15 +304,16 @@ runner_refuse_why(struct runner *rn, const struct alx_item *job,
 		free(rm.err);
 		rm.err = d;
 	}
-	runner_post_result(rn, job->id, job->author, &rm, NULL);
+	runner_post_result(rn, job->id, job->author, kjob, &rm, NULL);
 	alx_resultmeta_free(&rm);
 }
 
 static void
 runner_refuse(struct runner *rn, const struct alx_item *job,
-    const struct alx_view_member *author, const char *reason)
+    const uint8_t kjob[ALX_KEY_LEN], const struct alx_view_member *author,
+    const char *reason)
 {
-	runner_refuse_why(rn, job, author, reason, NULL);
+	runner_refuse_why(rn, job, kjob, author, reason, NULL);
 }
 
 /* POST a signed claim; 0 when this runner won the job. */
@@ -333,6 +388,7 @@ runner_progress(struct runner *rn, struct runner_slot *sl, int force)
 		p.fd = -1;
 		p.has_reply = 1;
 		memcpy(p.reply_to, sl->job.id, ALX_ID_LEN);
+		p.job_key = sl->job.kitem;
 		if (item_post(&rn->cs, &p, &cause) != ALX_OK)
 			log_debug("progress: not posted (%s)",
 			    cause ? cause : "error");
@@ -407,6 +463,7 @@ runner_post_denied(struct runner *rn, const struct runner_slot *sl,
 		p.fd = -1;
 		p.has_reply = 1;
 		memcpy(p.reply_to, sl->job.id, ALX_ID_LEN);
+		p.job_key = sl->job.kitem;
 		if (item_post(&rn->cs, &p, &cause) != ALX_OK)
 			log_warnx("egress: the denied report of job %s was not "
 			    "posted", sl->job.job_id);
@@ -451,8 +508,8 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 			rm.nfiles = out.n;
 		}
 		rm.denied = (int64_t)denied;
-		runner_post_result(rn, sl->job.id, sl->job.author, &rm,
-		    out.n > 0 ? &out : NULL);
+		runner_post_result(rn, sl->job.id, sl->job.author,
+		    sl->job.kitem, &rm, out.n > 0 ? &out : NULL);
 		rm.files = NULL;
 		rm.nfiles = 0;
 		alx_resultmeta_free(&rm);
@@ -583,7 +640,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	    (r = runner_fetch_source(rn, sl, job)) != ALX_OK) {
 		log_warnx("job %s: cannot prepare its folder: %s",
 		    sl->job.job_id, alx_errname(r));
-		runner_refuse(rn, job, author, "not_allowed");
+		runner_refuse(rn, job, kitem, author, "not_allowed");
 		runner_job_cleanup(&sl->job);
 		memset(sl, 0, sizeof(*sl));
 		return;
@@ -591,7 +648,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	if ((r = runner_fetch_tree(rn, sl, job, author, &reason)) != ALX_OK) {
 		log_warnx("job %s: its tree: %s", sl->job.job_id,
 		    alx_errname(r));
-		runner_refuse(rn, job, author, reason);
+		runner_refuse(rn, job, kitem, author, reason);
 		runner_tree_close(sl->tree);
 		runner_job_cleanup(&sl->job);
 		memset(sl, 0, sizeof(*sl));
@@ -619,7 +676,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 		    sl->job.job_id, cause ? cause : alx_errname(r));
 		free(cause);
 		runner_mark_running(rn, &sl->job, 0);
-		runner_refuse(rn, job, author, "not_allowed");
+		runner_refuse(rn, job, kitem, author, "not_allowed");
 		runner_tree_close(sl->tree);
 		runner_job_cleanup(&sl->job);
 		memset(sl, 0, sizeof(*sl));
@@ -638,7 +695,7 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	struct runner_slot	*sl;
 	struct alx_jobmeta	 jm;
 	const char		*reason = NULL;
-	char			 detail[256];
+	char			 detail[256], idtxt[ALX_FP_STRLEN + 1];
 	uint8_t			 kitem[ALX_KEY_LEN];
 	int			 v, r;
 
@@ -663,30 +720,40 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	v = runner_admit(&rn->cs.view, &rn->me, rn->seen, job, author,
 	    http_now(&rn->cs.http), kitem, &jm, &reason, detail,
 	    sizeof(detail));
-	if (v == RUNNER_IGNORE)
+	if (v == RUNNER_IGNORE) {
+		if (reason != NULL) {	/* for us, but not sealed to us */
+			alx_b64_encode(idtxt, job->id, ALX_ID_LEN);
+			log_warnx("job %s: %s; it cannot be answered", idtxt,
+			    detail);
+			runner_audit(&rn->audit, job->id, job->author,
+			    author->cert.name, "job", "ignored", reason);
+		}
 		return;
+	}
 	if (v == RUNNER_REFUSE) {
 		runner_seen_add(rn->seen, job->id, job->job.not_after);
-		runner_refuse_why(rn, job, author, reason, detail);
+		runner_refuse_why(rn, job, kitem, author, reason, detail);
+		alx_wipe(kitem, sizeof(kitem));
 		return;
 	}
 	/* Python jobs need the session's runtime, which could not be made. */
 	if ((jm.kind == ALX_JOBKIND_PYTHON || jm.nreqs > 0) &&
 	    !rn->py.active && rn->py.error[0] != '\0') {
 		alx_jobmeta_free(&jm);
-		alx_wipe(kitem, sizeof(kitem));
 		runner_seen_add(rn->seen, job->id, job->job.not_after);
-		runner_refuse_why(rn, job, author, "not_allowed", rn->py.error);
+		runner_refuse_why(rn, job, kitem, author, "not_allowed",
+		    rn->py.error);
+		alx_wipe(kitem, sizeof(kitem));
 		return;
 	}
 	if ((sl = runner_slot_free(rn)) == NULL) {
 		alx_jobmeta_free(&jm);
-		alx_wipe(kitem, sizeof(kitem));
 		if (!job->job.is_label) {
 			runner_seen_add(rn->seen, job->id, job->job.not_after);
-			runner_refuse(rn, job, author, "runner_busy");
+			runner_refuse(rn, job, kitem, author, "runner_busy");
 		} else	/* it waits at the relay; we look again when free */
 			runner_defer(rn, job);
+		alx_wipe(kitem, sizeof(kitem));
 		return;
 	}
 	if ((r = runner_claim(rn, job)) != ALX_OK) {
@@ -698,7 +765,8 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	/* Remembered durably before it runs: a replay cannot run it again. */
 	if (runner_seen_add(rn->seen, job->id, job->job.not_after) != ALX_OK) {
 		alx_jobmeta_free(&jm);
-		runner_refuse(rn, job, author, "replayed");
+		runner_refuse(rn, job, kitem, author, "replayed");
+		alx_wipe(kitem, sizeof(kitem));
 		return;
 	}
 	runner_start(rn, sl, job, author, &jm, kitem);

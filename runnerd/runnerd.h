@@ -60,7 +60,10 @@ void	runner_seen_free(struct runner_seen *);
  * Decide about a job item the view accepted: for this runner at all, and
  * if so admitted or refused (reason: a stable refusal name; detail, when
  * not NULL, receives a line for the refusal's text, or ""). On RUNNER_RUN
- * the key and the decoded meta are returned.
+ * the key and the decoded meta are returned; on RUNNER_REFUSE the key (a
+ * refusal is sealed to the job's readers with it). RUNNER_IGNORE with a
+ * reason: a job for this runner that was not sealed to it (not_recipient):
+ * worth a log line, but no answer is possible.
  */
 int	runner_admit(const struct alx_view *, const struct runner_ident *,
 	    const struct runner_seen *, const struct alx_item *job,

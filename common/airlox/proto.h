@@ -73,6 +73,11 @@ const char	*alx_mode_name(int mode);
 int	alx_role_may_post(int role, const char *kind);
 /* 1 when items of `kind` are readable by every member (epoch key). */
 int	alx_kind_member_readable(const char *kind);
+/*
+ * 1 when items of `kind` that reply to a job (reply_to) are sealed to the
+ * job's readers only (result, progress, report): alx_item_key_reply().
+ */
+int	alx_kind_job_reply(const char *kind);
 /* Valid runner name or label: [a-z0-9][a-z0-9._-]{0,62}. */
 int	alx_name_valid(const char *);
 /* Valid display name: 1..64 characters of UTF-8, no control characters. */
@@ -401,6 +406,14 @@ void	alx_item_free(struct alx_item *);
 size_t	alx_chunk_count(int64_t size);
 /* Item keys: member-readable (from the epoch key) or random (jobs). */
 int	alx_item_key_epoch(const uint8_t ekey[ALX_KEY_LEN],
+	    const uint8_t id[ALX_ID_LEN], uint8_t kitem[ALX_KEY_LEN]);
+/*
+ * The key of a reply to a job (a result, progress, or a report replying to
+ * it; section 6): from the job's item key, so exactly the job's readers
+ * (the owner, its author and the runners it was wrapped to) derive it.
+ * `id` is the reply's own id.
+ */
+int	alx_item_key_reply(const uint8_t kjob[ALX_KEY_LEN],
 	    const uint8_t id[ALX_ID_LEN], uint8_t kitem[ALX_KEY_LEN]);
 /*
  * Key commitment (section 6): the envelope signs kc = HKDF(K_item, "",

@@ -53,11 +53,19 @@ struct alx_view_seen {
 	int64_t	epoch;
 };
 
-/* A job the view has seen: results must bind its hash. */
+/*
+ * A job the view has seen: results must bind its hash. The wraps of its
+ * key addressed to this participant (to "owner" for an owner's view, to
+ * its own fp) and the key's commitment are kept, so that the replies to
+ * the job (sealed to its readers) open.
+ */
 struct alx_view_job {
-	uint8_t	id[ALX_ID_LEN];
-	uint8_t	hash[ALX_HASH_LEN];
-	uint8_t	author[ALX_FP_LEN];
+	uint8_t		id[ALX_ID_LEN];
+	uint8_t		hash[ALX_HASH_LEN];
+	uint8_t		author[ALX_FP_LEN];
+	uint8_t		kc[ALX_HASH_LEN];
+	struct alx_wrap	wraps[2];
+	size_t		nwraps;
 };
 
 struct alx_view {
@@ -151,7 +159,12 @@ int	alx_view_add_item(struct alx_view *, const char *json, size_t len,
 int	alx_view_apply(struct alx_view *, const char *json, size_t len,
 	    struct alx_view_event *ev);
 
-/* The key that opens an item for this participant, or NOT_RECIPIENT. */
+/*
+ * The key that opens an item for this participant, or NOT_RECIPIENT: a
+ * job's through its wraps; a reply to a job (alx_kind_job_reply) from that
+ * job's key, for the job's readers only (NOT_FOUND when the view has not
+ * seen the job); other kinds from the epoch key.
+ */
 int	alx_view_item_key(const struct alx_view *, const struct alx_item *,
 	    uint8_t kitem[ALX_KEY_LEN]);
 /* The epoch key for epoch e, when this participant has it. */

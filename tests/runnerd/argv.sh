@@ -139,7 +139,7 @@ is "$?:$(cat "$T/o")" "0:a file.txt" "--tree: the words run in the job's directo
 # with the reason, never run.
 for kind in both emptyargv; do
 	J=$(AIRLOX_INVITE=$SENDER XDG_CACHE_HOME=$T/c-craft "$CRAFT" "argv-$kind" "$box" | cut -d' ' -f1)
-	INV=$SENDER ax bob --json result --wait 60s "$J" >"$T/c.json" 2>"$T/c.err"
+	INV=$OWNER ax alice --json result --wait 60s "$J" >"$T/c.json" 2>"$T/c.err"
 	is "$(json_get "$T/c.json" 'j.get("status"), j.get("reason")')" \
 	    "('refused', 'not_allowed')" "a job meta with $kind is refused"
 	like "$(json_get "$T/c.json" 'j.get("stderr")')" "cannot read the job's description" \

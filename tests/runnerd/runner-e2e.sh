@@ -101,7 +101,9 @@ craft() {
 refused() {	# refused KIND REASON
 	set -- "$1" "$2" "$(craft "$1" box)"
 	job=${3%% *}
-	INV=$SENDER ax bob --json result --wait 20s -- "$job" >"$T/craft.json" \
+	# The owner reads it: the crafter sealed the job to the owner and
+	# the runners only (a job's result is for the job's readers).
+	INV=$OWNER ax alice --json result --wait 20s -- "$job" >"$T/craft.json" \
 	    2>&1
 	is "$(json_get "$T/craft.json" 'j.get("status"), j.get("reason")')" \
 	    "('refused', '$2')" "a crafted job ($1) is refused: $2"
@@ -117,7 +119,7 @@ is "$(grep -c "job ${r%% *} .*accepted" "$T/runner.log")" 1 \
     "and the runner ran it once"
 
 # The runner is busy until the replayed job's result: wait for it.
-INV=$SENDER ax bob --json result --wait 30s -- "${r%% *}" >/dev/null 2>&1
+INV=$OWNER ax alice --json result --wait 30s -- "${r%% *}" >/dev/null 2>&1
 
 # A job whose meta has line breaks between its tokens and a record-like
 # object on a line of its own: each line of the owner's --json output is

@@ -1,6 +1,6 @@
 /*
  * test-guarantees.c: one group of tests per guarantee of the protocol
- * (1 to 12: what the protocol must guarantee), each trying to
+ * (1 to 13: what the protocol must guarantee), each trying to
  * break it with libairlox directly: the relay's view is scanned for
  * secrets, signed bytes are flipped, items dropped, replayed and moved,
  * keys tried by everyone who should not hold them.
@@ -484,8 +484,8 @@ g3_roles(struct world *w)
 		{ "file",	{ 1, 1, 0, 0 }, 1 },
 		{ "job",	{ 1, 1, 0, 0 }, 0 },
 		{ "cancel",	{ 1, 1, 0, 0 }, 1 },
-		{ "result",	{ 0, 0, 0, 1 }, 1 },
-		{ "progress",	{ 0, 0, 0, 1 }, 1 },
+		{ "result",	{ 0, 0, 0, 1 }, 0 },
+		{ "progress",	{ 0, 0, 0, 1 }, 0 },
 		{ "report",	{ 0, 0, 0, 1 }, 1 },
 	};
 	struct alx_cert	 c;
@@ -505,6 +505,11 @@ g3_roles(struct world *w)
 		is_int(alx_kind_member_readable(matrix[k].kind),
 		    matrix[k].member_readable, "%s is%s member-readable",
 		    matrix[k].kind, matrix[k].member_readable ? "" : " not");
+		/* The replies to a job are for its readers (guarantee 13). */
+		is_int(alx_kind_job_reply(matrix[k].kind),
+		    matrix[k].may[ALX_ROLE_RUNNER], "%s replying to a job is%s "
+		    "sealed to the job's readers", matrix[k].kind,
+		    matrix[k].may[ALX_ROLE_RUNNER] ? "" : " not");
 	}
 	for (r = 0; r < ALX_ROLE_COUNT; r++)
 		is_int(alx_role_may_post(r, "claim-everything"),
@@ -1718,6 +1723,192 @@ g12_key_commitment(struct world *w)
 	g12_epoch_commitment(w);
 }
 
+/*
+ * 13. A job's progress and result (and a report replying to it, and their
+ * output chunks) are readable by the job's readers only: the owner, its
+ * author and the runners it was sealed to. Every participant's own view
+ * is built from the same log; the observer, another sender, an unapproved
+ * runner and the runner invite alone get no key, and the epoch key every
+ * member holds opens nothing.
+ */
+#define MARK_OUTPUT	"MARKER-job-output-line"
+
+/* A reply by the approved runner, sealed with a key from the job's. */
+static int
+make_reply(struct alx_item *it, const struct world *w, const char *kind,
+    int64_t seq, const uint8_t *prev, const uint8_t job_id[ALX_ID_LEN],
+    const uint8_t kj[ALX_KEY_LEN], const char *meta, const char *payload,
+    uint8_t ct[ALX_CHUNK_CT_MAX])
+{
+	uint8_t	k[ALX_KEY_LEN];
+	int	r;
+
+	item_init(it, &w->m2, &w->p[P_RUN], kind, seq, prev);
+	it->has_reply_to = 1;
+	memcpy(it->reply_to, job_id, ALX_ID_LEN);
+	alx_item_key_reply(kj, it->id, k);
+	if ((r = alx_item_seal_meta(it, k, meta, strlen(meta))) != ALX_OK)
+		goto out;
+	if (payload != NULL) {
+		it->size = (int64_t)strlen(payload);
+		it->nchunks = 1;
+		if ((it->chunks = calloc(1, ALX_HASH_LEN)) == NULL) {
+			r = ALX_ERR_NOMEM;
+			goto out;
+		}
+		if ((r = alx_chunk_seal(it, k, 0, (const uint8_t *)payload,
+		    strlen(payload), ct)) != ALX_OK)
+			goto out;
+		alx_sha256(it->chunks[0], ct, strlen(payload) + ALX_TAG_LEN);
+	}
+	r = alx_item_sign(it, &w->p[P_RUN].sk);
+out:
+	alx_wipe(k, sizeof(k));
+	return r;
+}
+
+/* Party i's own view of the session (its invite's role key, its keys). */
+static void
+view_of(struct alx_view *v, const struct world *w, int i,
+    const struct alx_item *const *items, size_t nitems)
+{
+	struct alx_invite		 inv;
+	struct alx_item			 got;
+	const struct alx_view_member	*au;
+	size_t				 k;
+	int				 p;
+
+	memset(&inv, 0, sizeof(inv));
+	inv.https = 1;
+	snprintf(inv.host, sizeof(inv.host), "relay.example");
+	memcpy(inv.sid, w->m1.sid, ALX_SID_LEN);
+	inv.role = w->p[i].role;
+	memcpy(inv.seed, w->sec.seed[w->p[i].role], ALX_SEED_LEN);
+	if (alx_view_init(v, &inv) != ALX_OK)
+		abort();
+	alx_view_set_me(v, &w->p[i].sk, &w->p[i].kx);
+	if (alx_view_add_manifest(v, w->m1.obj.raw, w->m1.obj.raw_len) !=
+	    ALX_OK || alx_view_add_manifest(v, w->m2.obj.raw,
+	    w->m2.obj.raw_len) != ALX_OK)
+		abort();
+	for (p = 0; p < P_N; p++)
+		if (alx_view_add_cert(v, w->p[p].cert.obj.raw,
+		    w->p[p].cert.obj.raw_len, p + 3, &au) != ALX_OK)
+			abort();
+	for (k = 0; k < nitems; k++) {
+		if (alx_view_add_item(v, items[k]->obj.raw,
+		    items[k]->obj.raw_len, &got, &au) != ALX_OK)
+			abort();
+		alx_item_free(&got);
+	}
+	alx_wipe(&inv, sizeof(inv));
+}
+
+static void
+g13_reply_readers(struct world *w)
+{
+	static const struct {
+		int		 who;
+		int		 reads;
+		const char	*what;
+	} parties[] = {
+		{ P_OWN, 1, "the owner" },
+		{ P_SND, 1, "the job's author" },
+		{ P_RUN, 1, "the runner it was sealed to" },
+		{ P_SND2, 0, "another sender" },
+		{ P_OBS, 0, "an observer" },
+		{ P_RUN2, 0, "an unapproved runner (the runner invite)" },
+	};
+	struct alx_item		 job, prog, res;
+	const struct alx_item	*items[3];
+	struct alx_view		 v;
+	struct alx_kxkey	 rkx;
+	uint8_t			 kj[ALX_KEY_LEN], k[ALX_KEY_LEN], e[ALX_KEY_LEN];
+	uint8_t			 ct[ALX_CHUNK_CT_MAX], pt[ALX_CHUNK_SIZE];
+	char			 meta[512], *m;
+	size_t			 i, n, j;
+	int			 r;
+
+	tap_diag("guarantee 13: a job's progress and result are for the job's "
+	    "readers only");
+	is_int(make_job(&job, w, 1, NULL, kj), ALX_OK, "a job for gpu-box");
+	snprintf(meta, sizeof(meta), "{\"v\":1,\"job\":\"x\",\"seq\":1,"
+	    "\"stdout\":\"%s\",\"stderr\":\"\"}", MARK_OUTPUT);
+	is_int(make_reply(&prog, w, "progress", 1, NULL, job.id, kj, meta,
+	    MARK_PAYLOAD, ct), ALX_OK, "its progress, with output chunks");
+	snprintf(meta, sizeof(meta), "{\"v\":1,\"status\":\"completed\","
+	    "\"stdout\":\"%s\",\"cmd\":\"%s\"}", MARK_OUTPUT, MARK_CMD);
+	is_int(make_reply(&res, w, "result", 2, prog.hash, job.id, kj, meta,
+	    NULL, NULL), ALX_OK, "its result");
+	items[0] = &job;
+	items[1] = &prog;
+	items[2] = &res;
+	for (i = 0; i < sizeof(parties) / sizeof(parties[0]); i++) {
+		view_of(&v, w, parties[i].who, items, 3);
+		r = alx_view_item_key(&v, &res, k);
+		if (parties[i].reads) {
+			is_int(r, ALX_OK, "%s derives the result's key",
+			    parties[i].what);
+			is_int(alx_item_open_meta(&res, k, &m, &n), ALX_OK,
+			    "%s reads the result", parties[i].what);
+			ok(strstr(m, MARK_OUTPUT) != NULL, "  and its output");
+			free(m);
+			is_int(alx_view_item_key(&v, &prog, k), ALX_OK,
+			    "%s derives the progress key", parties[i].what);
+			is_int(alx_chunk_open(&prog, k, 0, ct,
+			    strlen(MARK_PAYLOAD) + ALX_TAG_LEN, pt), ALX_OK,
+			    "%s opens the output chunk", parties[i].what);
+		} else {
+			is_int(r, ALX_ERR_NOT_RECIPIENT, "%s gets no key for "
+			    "the result", parties[i].what);
+			is_int(alx_view_item_key(&v, &prog, k),
+			    ALX_ERR_NOT_RECIPIENT, "%s gets no key for the "
+			    "progress", parties[i].what);
+			/* Nor through any wrap of the job, nor the epoch key. */
+			for (j = 0, n = 0; j < job.job.nwraps; j++) {
+				uint8_t	ctx[64];
+				size_t	cl = alx_wrap_ctx_job(ctx, job.sid, job.id);
+
+				if (alx_wrap_open(&job.job.wraps[j],
+				    &w->p[parties[i].who].kx, ctx, cl, k) ==
+				    ALX_OK)
+					n++;
+			}
+			is_int((int)n, 0, "%s opens none of the job's wraps",
+			    parties[i].what);
+		}
+		alx_view_free(&v);
+	}
+	/* The runner invite alone (no participant key of its own). */
+	alx_seed_keys(w->sec.seed[ALX_ROLE_RUNNER], NULL, &rkx);
+	for (j = 0, n = 0; j < job.job.nwraps; j++) {
+		uint8_t	ctx[64];
+		size_t	cl = alx_wrap_ctx_job(ctx, job.sid, job.id);
+
+		if (alx_wrap_open(&job.job.wraps[j], &rkx, ctx, cl, k) == ALX_OK)
+			n++;
+	}
+	is_int((int)n, 0, "the runner invite's key opens none of the wraps");
+	alx_kx_wipe(&rkx);
+	/* Every member holds the epoch key: it opens no reply. */
+	alx_item_key_epoch(w->sec.epoch_key, res.id, e);
+	is_int(alx_item_open_meta(&res, e, &m, &n), ALX_ERR_KEY_COMMIT,
+	    "the epoch key does not open the result");
+	alx_item_key_epoch(w->sec.epoch_key, prog.id, e);
+	is_int(alx_chunk_open(&prog, e, 0, ct, strlen(MARK_PAYLOAD) +
+	    ALX_TAG_LEN, pt), ALX_ERR_KEY_COMMIT,
+	    "nor the progress's output chunk");
+	/* Another job's key does not open this job's replies. */
+	alx_random(k, sizeof(k));
+	alx_item_key_reply(k, res.id, e);
+	is_int(alx_item_open_meta(&res, e, &m, &n), ALX_ERR_KEY_COMMIT,
+	    "a key made from another job's key opens nothing");
+	alx_wipe(kj, sizeof(kj));
+	alx_item_free(&res);
+	alx_item_free(&prog);
+	alx_item_free(&job);
+}
+
 int
 main(void)
 {
@@ -1742,6 +1933,7 @@ main(void)
 	g10_versions(&w);
 	g11_vocabulary();
 	g12_key_commitment(&w);
+	g13_reply_readers(&w);
 	world_free(&w);
 	return tap_done();
 }
