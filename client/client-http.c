@@ -24,6 +24,7 @@
 #include "airlox.h"
 #include "util/log.h"
 #include "client.h"
+#include "client-reply.h"
 
 #define HTTP_TRIES		5
 #define HTTP_RETRY_CAP_MS	8000
@@ -225,14 +226,10 @@ http_header_cb(char *p, size_t size, size_t n, void *arg)
 {
 	struct http_io	*io = arg;
 	size_t		 len = size * n;
-	char		 v[32];
+	int		 ra;
 
-	if (len > 12 && len < 12 + sizeof(v) &&
-	    strncasecmp(p, "retry-after:", 12) == 0) {
-		memcpy(v, p + 12, len - 12);
-		v[len - 12] = '\0';
-		io->retry_after = strtoll(v, NULL, 10);
-	}
+	if ((ra = reply_retry_after(p, len)) > 0)
+		io->retry_after = ra;
 	return len;
 }
 
@@ -263,59 +260,18 @@ http_transient_curl(int cc)
 	    cc == CURLE_PARTIAL_FILE;
 }
 
-static int
-http_status_err(long status)
-{
-	switch (status) {
-	case 400:
-		return ALX_ERR_INVALID;
-	case 401:
-		return ALX_ERR_BAD_SIGNATURE;
-	case 403:
-		return ALX_ERR_FORBIDDEN;
-	case 404:
-		return ALX_ERR_NOT_FOUND;
-	case 409:
-		return ALX_ERR_EXISTS;
-	case 410:
-		return ALX_ERR_SESSION_EXPIRED;
-	case 413:
-		return ALX_ERR_TOO_LARGE;
-	case 429:
-		return ALX_ERR_RATE_LIMITED;
-	case 503:
-		return ALX_ERR_NOT_READY;
-	case 507:
-		return ALX_ERR_NO_SPACE;
-	default:
-		return ALX_ERR_IO;
-	}
-}
-
 /* Map an error reply to its code; keep its message; note server_time. */
 static int
 http_error_body(struct http_conn *hc, struct http_resp *resp)
 {
-	struct alx_json	*j = NULL;
-	char		*name = NULL;
-	int64_t		 st;
-	int		 err, code;
+	int64_t	st;
+	int	err, has_time;
 
-	err = http_status_err(resp->status);
-	if (resp->body.len == 0 || alx_json_parse(&j, (const char *)
-	    resp->body.data, resp->body.len, NULL) != 0)
-		return err;
-	if (alx_json_get_str(j, 0, "error", &name, 64) == 0 &&
-	    (code = alx_errcode(name)) != 0)
-		err = code;
-	free(name);
 	free(resp->message);
-	resp->message = NULL;
-	alx_json_get_str(j, 0, "message", &resp->message, 512);
-	if (err == ALX_ERR_CLOCK_SKEW && alx_json_get_int(j, 0,
-	    "server_time", &st, 0, ALX_JSON_INT_MAX) == 0)
+	err = reply_error(resp->status, resp->body.data, resp->body.len,
+	    &resp->message, &st, &has_time);
+	if (has_time)
 		hc->skew = st - (int64_t)time(NULL);
-	alx_json_free(j);
 	return err;
 }
 

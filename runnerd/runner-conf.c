@@ -6,7 +6,9 @@
  * is bare, 'single'- or "double"-quoted. Nothing is expanded: a $, a
  * backtick, ; | & < > or a backslash in a value is an error, as is a key
  * outside the fixed allow list or a value its key's check refuses. Every
- * error names the line.
+ * error names the line. runner_conf_env_list() reads the --env-allow
+ * list (the option and ENV_ALLOW alike). Pure functions of their input,
+ * fuzzed by tests/fuzz/fuzz-conf.c.
  */
 #include "config.h"
 
@@ -112,15 +114,7 @@ conf_check_level(const char *v)
 static int
 conf_check_envnames(const char *v)
 {
-	size_t	i;
-
-	for (i = 0; v[i] != '\0'; i++) {
-		char c = v[i];
-		if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    c == '_' || c == ','))
-			return 0;
-	}
-	return i > 0;
+	return runner_conf_env_list(v, NULL, NULL, NULL) == ALX_OK;
 }
 
 static int
@@ -298,6 +292,86 @@ runner_conf_parse_buf(const char *buf, size_t len, const char *file,
 			return r;
 	}
 	return ALX_OK;
+}
+
+/* One name of an --env-allow list: A-Z, 0-9 and _, not a digit first. */
+static int
+conf_env_name(const char *p, size_t len)
+{
+	size_t	i;
+
+	if (len == 0 || len > RUNNER_ENV_NAME_MAX || (p[0] >= '0' &&
+	    p[0] <= '9'))
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' &&
+		    p[i] <= '9') || p[i] == '_'))
+			return 0;
+	return 1;
+}
+
+int
+runner_conf_env_list(const char *list, char ***namesp, size_t *np,
+    char **cause)
+{
+	const char	*p = list, *comma;
+	char		**names = NULL;
+	size_t		 n = 0, len;
+
+	if (namesp != NULL)
+		*namesp = NULL;
+	if (np != NULL)
+		*np = 0;
+	if (cause != NULL)
+		*cause = NULL;
+	if (namesp != NULL && (names = calloc(RUNNER_ENV_EXTRA_MAX + 1,
+	    sizeof(*names))) == NULL)
+		return ALX_ERR_NOMEM;
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		if (!conf_env_name(p, len)) {
+			if (cause != NULL && asprintf(cause, "'%.*s' is not a "
+			    "variable name (A-Z, 0-9 and _, not a digit "
+			    "first, 1 to %d characters)",
+			    (int)(len > 64 ? 64 : len), p,
+			    RUNNER_ENV_NAME_MAX) == -1)
+				*cause = NULL;
+			goto bad;
+		}
+		if (n >= RUNNER_ENV_EXTRA_MAX) {
+			if (cause != NULL && asprintf(cause, "more than %d "
+			    "names", RUNNER_ENV_EXTRA_MAX) == -1)
+				*cause = NULL;
+			goto bad;
+		}
+		if (names != NULL && (names[n] = strndup(p, len)) == NULL) {
+			runner_conf_env_free(names);
+			return ALX_ERR_NOMEM;
+		}
+		n++;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	if (namesp != NULL)
+		*namesp = names;
+	if (np != NULL)
+		*np = n;
+	return ALX_OK;
+bad:
+	runner_conf_env_free(names);
+	return ALX_ERR_INVALID;
+}
+
+void
+runner_conf_env_free(char **names)
+{
+	size_t	i;
+
+	for (i = 0; names != NULL && names[i] != NULL; i++)
+		free(names[i]);
+	free(names);
 }
 
 int

@@ -120,7 +120,7 @@ runner_cfg_set(struct runner_cfg *c, const char *name, const char *val,
     char **cause)
 {
 	long	n;
-	char	*end;
+	char	*end, *err = NULL;
 
 #define STR(opt, field)	if (strcmp(name, opt) == 0) {			\
 		free(c->field);						\
@@ -141,6 +141,14 @@ runner_cfg_set(struct runner_cfg *c, const char *name, const char *val,
 	STR("config", config)
 	STR("ca-file", ca_file)
 	STR("insecure-http-host", insecure_host)
+	if (strcmp(name, "env-allow") == 0 &&
+	    runner_conf_env_list(val, NULL, NULL, &err) != ALX_OK) {
+		if (asprintf(cause, "--env-allow: %s", err != NULL ? err :
+		    "not a list of names") == -1)
+			*cause = NULL;
+		free(err);
+		return ALX_ERR_INVALID;
+	}
 	STR("env-allow", env_allow)
 	STR("python", python)
 	STR("package-index", package_index)

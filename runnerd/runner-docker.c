@@ -30,12 +30,9 @@ struct docker_sink {
 	int	 over;
 };
 
-/* The attach stream's demultiplexer (8-byte frame headers). */
+/* Where the attach stream's frames go. */
 struct docker_demux {
-	uint8_t	 hdr[8];
-	size_t	 hlen;
-	size_t	 left;		/* payload bytes left in this frame */
-	int	 fd;		/* where they go */
+	struct runner_docker_frames f;
 	int	 outfd, errfd;
 	int	 failed;
 	int	 readied;
@@ -173,24 +170,6 @@ runner_docker_resp_free(struct runner_docker_resp *r)
 	r->len = 0;
 }
 
-char *
-runner_docker_errtext(const struct runner_docker_resp *r)
-{
-	struct alx_json	*j = NULL;
-	char		*msg = NULL;
-
-	if (r->body != NULL && r->len > 0 &&
-	    alx_json_parse(&j, r->body, r->len, NULL) == 0 &&
-	    alx_json_get_str(j, 0, "message", &msg, 400) == 0) {
-		alx_json_free(j);
-		return msg;
-	}
-	alx_json_free(j);
-	if (asprintf(&msg, "HTTP status %ld", r->status) == -1)
-		return NULL;
-	return msg;
-}
-
 static void
 docker_cause(char **cause, const char *what, const struct runner_docker_resp *r)
 {
@@ -270,11 +249,8 @@ int
 runner_docker_create(struct runner_docker *d, const char *body, char *id,
     char **cause)
 {
-	struct runner_docker_resp	 r;
-	struct alx_json			*j = NULL;
-	char				*s = NULL;
-	size_t				 i;
-	int				 rc;
+	struct runner_docker_resp	r;
+	int				rc;
 
 	id[0] = '\0';
 	if (cause != NULL)
@@ -287,17 +263,7 @@ runner_docker_create(struct runner_docker *d, const char *body, char *id,
 		runner_docker_resp_free(&r);
 		return r.status == 404 ? ALX_ERR_NOT_FOUND : ALX_ERR_IO;
 	}
-	rc = alx_json_parse(&j, r.body, r.len, NULL);
-	if (rc == 0)
-		rc = alx_json_get_str(j, 0, "Id", &s, RUNNER_DOCKER_ID_MAX);
-	for (i = 0; rc == 0 && s[i] != '\0'; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' &&
-		    s[i] <= 'f')))
-			rc = ALX_ERR_INVALID;
-	if (rc == 0)
-		snprintf(id, RUNNER_DOCKER_ID_MAX + 1, "%s", s);
-	free(s);
-	alx_json_free(j);
+	rc = runner_docker_parse_id(r.body, r.len, id);
 	runner_docker_resp_free(&r);
 	return rc;
 }
@@ -316,10 +282,8 @@ runner_docker_start(struct runner_docker *d, const char *id, char **cause)
 		return rc;
 	if (r.status != 204 && r.status != 304) {
 		docker_cause(cause, "docker start", &r);
-		rc = r.body != NULL && (strstr(r.body, "no such file") !=
-		    NULL || strstr(r.body, "not found in $PATH") != NULL ||
-		    strstr(r.body, "executable file not found") != NULL) ?
-		    ALX_ERR_NOT_FOUND : ALX_ERR_IO;
+		rc = runner_docker_missing_cmd(r.body) ? ALX_ERR_NOT_FOUND :
+		    ALX_ERR_IO;
 	}
 	runner_docker_resp_free(&r);
 	return rc;
@@ -346,11 +310,9 @@ int
 runner_docker_wait(struct runner_docker *d, const char *id, long timeout_ms,
     int *code)
 {
-	struct runner_docker_resp	 r;
-	struct alx_json			*j = NULL;
-	char				 path[160];
-	int64_t				 v = 0;
-	int				 rc;
+	struct runner_docker_resp	r;
+	char				path[160];
+	int				rc;
 
 	*code = -1;
 	snprintf(path, sizeof path, "/containers/%s/wait", id);
@@ -359,10 +321,8 @@ runner_docker_wait(struct runner_docker *d, const char *id, long timeout_ms,
 		return rc;
 	if (r.status != 200)
 		rc = r.status == 404 ? ALX_ERR_NOT_FOUND : ALX_ERR_IO;
-	if (rc == 0 && (rc = alx_json_parse(&j, r.body, r.len, NULL)) == 0 &&
-	    (rc = alx_json_get_int(j, 0, "StatusCode", &v, -1, 1 << 16)) == 0)
-		*code = (int)v;
-	alx_json_free(j);
+	if (rc == 0)
+		rc = runner_docker_parse_wait(r.body, r.len, code);
 	runner_docker_resp_free(&r);
 	return rc;
 }
@@ -371,11 +331,9 @@ int
 runner_docker_inspect(struct runner_docker *d, const char *id,
     struct runner_docker_state *st)
 {
-	struct runner_docker_resp	 r;
-	struct alx_json			*j = NULL;
-	char				 path[160];
-	int64_t				 v;
-	int				 rc, state, b;
+	struct runner_docker_resp	r;
+	char				path[160];
+	int				rc;
 
 	memset(st, 0, sizeof *st);
 	snprintf(path, sizeof path, "/containers/%s/json", id);
@@ -384,22 +342,7 @@ runner_docker_inspect(struct runner_docker *d, const char *id,
 	if (r.status != 200)
 		rc = r.status == 404 ? ALX_ERR_NOT_FOUND : ALX_ERR_IO;
 	if (rc == 0)
-		rc = alx_json_parse(&j, r.body, r.len, NULL);
-	if (rc == 0 && ((state = alx_json_obj_get(j, 0, "State")) < 0 ||
-	    alx_json_type(j, state) != ALX_JSON_OBJECT))
-		rc = ALX_ERR_MISSING;
-	if (rc == 0) {
-		if (alx_json_get_bool(j, state, "Running", &b) == 0)
-			st->running = b;
-		if (alx_json_get_bool(j, state, "OOMKilled", &b) == 0)
-			st->oom_killed = b;
-		if (alx_json_get_int(j, state, "ExitCode", &v, -1, 1 << 16) ==
-		    0)
-			st->exit_code = (int)v;
-		if (alx_json_get_int(j, state, "Pid", &v, 0, 1 << 30) == 0)
-			st->pid = (long)v;
-	}
-	alx_json_free(j);
+		rc = runner_docker_parse_state(r.body, r.len, st);
 	runner_docker_resp_free(&r);
 	return rc;
 }
@@ -418,44 +361,6 @@ runner_docker_remove(struct runner_docker *d, const char *id)
 		rc = ALX_ERR_IO;
 	runner_docker_resp_free(&r);
 	return rc;
-}
-
-void
-runner_docker_ids_free(char **ids, size_t n)
-{
-	while (n > 0)
-		free(ids[--n]);
-	free(ids);
-}
-
-static int
-docker_list_parse(const struct runner_docker_resp *r, char ***idsp,
-    size_t *np)
-{
-	struct alx_json	 *j = NULL;
-	char		**ids = NULL, *s;
-	int		  n, i, rc, el;
-
-	if ((rc = alx_json_parse(&j, r->body, r->len, NULL)) != 0)
-		return rc;
-	if ((n = alx_json_arr_len(j, 0)) < 0) {
-		alx_json_free(j);
-		return ALX_ERR_TYPE;
-	}
-	if ((ids = calloc((size_t)n + 1, sizeof *ids)) == NULL) {
-		alx_json_free(j);
-		return ALX_ERR_NOMEM;
-	}
-	*np = 0;
-	for (i = 0; i < n; i++) {
-		el = alx_json_arr_at(j, 0, i);
-		if (alx_json_get_str(j, el, "Id", &s, RUNNER_DOCKER_ID_MAX) ==
-		    0)
-			ids[(*np)++] = s;
-	}
-	alx_json_free(j);
-	*idsp = ids;
-	return 0;
 }
 
 int
@@ -496,7 +401,7 @@ runner_docker_list(struct runner_docker *d, const char *key,
 	if (r.status != 200)
 		rc = ALX_ERR_IO;
 	else
-		rc = docker_list_parse(&r, ids, n);
+		rc = runner_docker_parse_list(r.body, r.len, ids, n);
 	runner_docker_resp_free(&r);
 	return rc;
 }
@@ -518,32 +423,24 @@ docker_write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+static void
+docker_demux_out(void *arg, int stream, const char *p, size_t len)
+{
+	struct docker_demux	*dm = arg;
+
+	/* A reader that went away (cancel) must not stop the wait. */
+	if (!dm->failed && docker_write_all(stream == 2 ? dm->errfd :
+	    dm->outfd, p, len) != 0)
+		dm->failed = 1;
+}
+
 static size_t
 docker_demux_cb(char *p, size_t sz, size_t n, void *arg)
 {
 	struct docker_demux	*dm = arg;
-	size_t			 len = sz * n, take, k;
 
-	for (k = 0; k < len; ) {
-		if (dm->left == 0) {
-			dm->hdr[dm->hlen++] = (uint8_t)p[k++];
-			if (dm->hlen < 8)
-				continue;
-			dm->hlen = 0;
-			dm->left = (size_t)dm->hdr[4] << 24 |
-			    (size_t)dm->hdr[5] << 16 | (size_t)dm->hdr[6] << 8 |
-			    dm->hdr[7];
-			dm->fd = dm->hdr[0] == 2 ? dm->errfd : dm->outfd;
-			continue;
-		}
-		take = len - k < dm->left ? len - k : dm->left;
-		/* A reader that went away (cancel) must not stop the wait. */
-		if (!dm->failed && docker_write_all(dm->fd, p + k, take) != 0)
-			dm->failed = 1;
-		k += take;
-		dm->left -= take;
-	}
-	return len;
+	runner_docker_demux(&dm->f, p, sz * n, docker_demux_out, dm);
+	return sz * n;
 }
 
 static size_t
@@ -661,7 +558,6 @@ docker_logs(struct runner_docker *d, const char *id, int err, size_t max)
 {
 	struct docker_sink	 s;
 	char			 url[300];
-	size_t			 i = 0, o = 0, fl;
 
 	memset(&s, 0, sizeof s);
 	s.max = max + 8 * (max / 16 + 2);
@@ -674,20 +570,7 @@ docker_logs(struct runner_docker *d, const char *id, int err, size_t max)
 	(void)curl_easy_perform(d->curl);
 	if (s.buf == NULL)
 		return calloc(1, 1);
-	while (i + 8 <= s.len) {
-		fl = (size_t)(uint8_t)s.buf[i + 4] << 24 |
-		    (size_t)(uint8_t)s.buf[i + 5] << 16 |
-		    (size_t)(uint8_t)s.buf[i + 6] << 8 | (uint8_t)s.buf[i + 7];
-		i += 8;
-		if (fl > s.len - i)
-			fl = s.len - i;
-		if (o + fl > max)
-			fl = max - o;
-		memmove(s.buf + o, s.buf + i, fl);
-		o += fl;
-		i += fl;
-	}
-	s.buf[o] = '\0';
+	s.buf[runner_docker_unframe(s.buf, s.len, max)] = '\0';
 	return s.buf;
 }
 

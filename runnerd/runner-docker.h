@@ -69,6 +69,33 @@ struct runner_docker_state {
 };
 int	runner_docker_inspect(struct runner_docker *, const char *id,
 	    struct runner_docker_state *);
+/*
+ * runner-docker-answer.c: the daemon's answers, read (pure functions).
+ * Ids are 1..RUNNER_DOCKER_ID_MAX lower-case hex digits, else refused
+ * (create: ALX_ERR_INVALID) or left out (list).
+ */
+int	runner_docker_id_valid(const char *);
+int	runner_docker_parse_id(const char *body, size_t len, char *id);
+int	runner_docker_parse_wait(const char *body, size_t len, int *code);
+int	runner_docker_parse_state(const char *body, size_t len,
+	    struct runner_docker_state *);
+int	runner_docker_parse_list(const char *body, size_t len, char ***ids,
+	    size_t *n);
+/* 1 when a failed start's answer says the command does not exist. */
+int	runner_docker_missing_cmd(const char *body);
+/* The 8-byte frame headers of attach and logs: stream (1 out, 2 err). */
+struct runner_docker_frames {
+	uint8_t	 hdr[8];
+	size_t	 hlen;
+	size_t	 left;		/* payload bytes left in this frame */
+	int	 stream;
+};
+void	runner_docker_demux(struct runner_docker_frames *, const char *p,
+	    size_t len, void (*out)(void *arg, int stream, const char *p,
+	    size_t n), void *arg);
+/* Strip the frame headers of buf in place, keeping at most max bytes. */
+size_t	runner_docker_unframe(char *buf, size_t len, size_t max);
+
 /* DELETE ?force=1&v=1; a container already gone is not an error. */
 int	runner_docker_remove(struct runner_docker *, const char *id);
 /* Ids of every container (running or not) with label key=value. */

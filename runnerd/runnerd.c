@@ -183,20 +183,21 @@ runner_env_list(struct runner *rn, const char *extra)
 {
 	static const char *const base[] = { "LANG", "LC_ALL", "LC_CTYPE",
 	    "TZ" };
-	char	*buf, *tok, *save = NULL, *p, warn[512];
-	size_t	 n = 0, i;
+	char	**names = NULL, warn[512];
+	size_t	 n = 0, i, nn = 0;
 
-	rn->env_allow = calloc(64 + 1, sizeof(char *));
+	/* The list was checked with the options (runner_conf_env_list). */
+	if (extra != NULL && runner_conf_env_list(extra, &names, &nn,
+	    NULL) != ALX_OK)
+		fatalx("env-allow: not a list of variable names");
+	rn->env_allow = calloc(4 + nn + 1, sizeof(char *));
 	if (rn->env_allow == NULL)
 		fatalx("out of memory");
 	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
 		rn->env_allow[n++] = base[i];
-	if (extra != NULL && (buf = strdup(extra)) != NULL) {
-		for (p = buf; n < 64 && (tok = strtok_r(p, ",", &save)) != NULL;
-		    p = NULL)
-			rn->env_allow[n++] = strdup(tok);
-		free(buf);
-	}
+	for (i = 0; i < nn; i++)
+		rn->env_allow[n++] = names[i];
+	free(names);		/* the strings now belong to rn->env_allow */
 	rn->env_allow[n] = NULL;
 	if (sandbox_env_allow_denied(rn->env_allow, warn, sizeof(warn)) > 0)
 		log_warnx("env-allow: %s are credentials and are never passed "

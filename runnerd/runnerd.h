@@ -139,6 +139,17 @@ int	runner_conf_parse(const char *path, runner_conf_set, void *arg,
 	    char **cause);
 int	runner_conf_parse_buf(const char *buf, size_t len, const char *file,
 	    runner_conf_set, void *arg, char **cause);
+/*
+ * The names of an --env-allow list ("A,B"): each 1..RUNNER_ENV_NAME_MAX of
+ * A-Z, 0-9 and _, not a digit first; at most RUNNER_ENV_EXTRA_MAX. With
+ * names, a NULL-terminated malloc'd array (runner_conf_env_free); *cause
+ * says which name is wrong.
+ */
+#define RUNNER_ENV_NAME_MAX	128
+#define RUNNER_ENV_EXTRA_MAX	60	/* besides the four defaults */
+int	runner_conf_env_list(const char *list, char ***names, size_t *n,
+	    char **cause);
+void	runner_conf_env_free(char **names);
 
 /* runner-job.c */
 struct sandbox_job;

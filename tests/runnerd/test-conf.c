@@ -3,9 +3,12 @@
  * good lines are accepted, and each hostile line is refused with its line
  * number named.
  */
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runnerd.h"
 #include "tap.h"
@@ -25,6 +28,13 @@ set_cb(void *arg, const char *key, const char *val)
 	snprintf(s->val, sizeof(s->val), "%s", val);
 	s->n++;
 	return ALX_OK;
+}
+
+static void
+like_env(const char *got, const char *want)
+{
+	ok(strncmp(got, want, strlen(want)) == 0, "the option refused: %s",
+	    got);
 }
 
 static const char *hostile[] = {
@@ -65,8 +75,36 @@ static const char *hostile[] = {
 	"LOG_LEVEL=trace",
 	"source /etc/profile",
 	"NAME=box\x01",
+	"ENV_ALLOW=A,,B",
+	"ENV_ALLOW=,A",
+	"ENV_ALLOW=A,",
+	"ENV_ALLOW=1ABC",
 	NULL
 };
+
+/* --env-allow VALUE on the command line: the cause, or "ok". */
+static void
+env_opt(const char *val, char *out, size_t len)
+{
+	struct runner_cfg	 c;
+	char			 conf[] = "/tmp/test-conf-XXXXXX", *cause = NULL;
+	char			*argv[] = { "airlox-runnerd", "--config", conf,
+				    "--env-allow", (char *)val, NULL };
+	int			 fd, r;
+
+	if ((fd = mkstemp(conf)) == -1) {
+		snprintf(out, len, "mkstemp failed");
+		return;
+	}
+	fchmod(fd, 0644);
+	close(fd);
+	r = runner_cfg_parse(&c, 5, argv, &cause);
+	snprintf(out, len, "%s", r == ALX_OK ? "ok" : cause != NULL ? cause :
+	    "refused, no message");
+	free(cause);
+	runner_cfg_free(&c);
+	unlink(conf);
+}
 
 int
 main(void)
@@ -115,6 +153,45 @@ main(void)
 		    set_cb, &s, &cause);
 		ok(r != ALX_OK, "an oversized file is refused");
 		free(cause);
+	}
+	{
+		static const char *const bad[] = {
+			"FOO BAR", "FOO,,BAR", ",FOO", "FOO,", "", "1FOO",
+			"foo", "FOO=1", "FOO;id", NULL
+		};
+		char	 **names, out[256], many[1024];
+		size_t	 n, k;
+
+		r = runner_conf_env_list("HOME_DIR,MY_VAR,X1", &names, &n,
+		    &cause);
+		ok(r == ALX_OK && n == 3 && strcmp(names[0], "HOME_DIR") == 0 &&
+		    strcmp(names[2], "X1") == 0 && names[3] == NULL,
+		    "an --env-allow list is split into its names");
+		runner_conf_env_free(names);
+		for (k = 0; bad[k] != NULL; k++) {
+			r = runner_conf_env_list(bad[k], &names, &n, &cause);
+			ok(r == ALX_ERR_INVALID && names == NULL && cause != NULL,
+			    "--env-allow '%s' refused (%s)", bad[k],
+			    cause != NULL ? cause : "no message");
+			free(cause);
+		}
+		many[0] = '\0';
+		for (k = 0; k <= RUNNER_ENV_EXTRA_MAX; k++)
+			snprintf(many + strlen(many), sizeof(many) -
+			    strlen(many), "%sV%zu", k ? "," : "", k);
+		r = runner_conf_env_list(many, &names, &n, &cause);
+		ok(r == ALX_ERR_INVALID && cause != NULL &&
+		    strstr(cause, "more than") != NULL,
+		    "%d names refused, not cut short silently (%s)",
+		    RUNNER_ENV_EXTRA_MAX + 1, cause ? cause : "no message");
+		free(cause);
+		/* The option is read with the same rule as the file's key. */
+		env_opt("FOO BAR", out, sizeof(out));
+		like_env(out, "--env-allow: 'FOO BAR' is not a variable name");
+		env_opt("FOO,,BAR", out, sizeof(out));
+		like_env(out, "--env-allow: '' is not a variable name");
+		env_opt("FOO,BAR_2", out, sizeof(out));
+		is_str(out, "ok", "--env-allow FOO,BAR_2 accepted");
 	}
 	return tap_done();
 }
