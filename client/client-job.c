@@ -42,28 +42,19 @@ job_wrap_add(struct alx_item *it, const char *to, const uint8_t kx[32],
 	return 0;
 }
 
-/* Does runner member m serve the target (name or label)? */
+/*
+ * Does runner member m serve the target (name or label)? By the name and
+ * labels the owner approved it with; in a session without approval, by
+ * those of its last announcement in the log (never its display name).
+ */
 static int
 job_runner_matches(const struct alx_manifest *m,
     const struct alx_view_member *mem, const struct job_target *t)
 {
-	const struct alx_approved	*a;
-	size_t				 i;
-
-	if (mem->cert.role != ALX_ROLE_RUNNER ||
-	    alx_manifest_is_revoked(m, mem->cert.fp))
+	if (mem->cert.role != ALX_ROLE_RUNNER)
 		return 0;
-	a = alx_manifest_find_approved(m, mem->cert.fp);
-	if (m->approve && a == NULL)
-		return 0;
-	if (!t->is_label)
-		return strcmp(a != NULL ? a->name : mem->cert.name, t->name) == 0;
-	if (a == NULL)
-		return 1;	/* no approval: any runner may hold the label */
-	for (i = 0; i < a->nlabels; i++)
-		if (strcmp(a->labels[i], t->name) == 0)
-			return 1;
-	return 0;
+	return alx_runner_serves(m, mem->cert.fp, mem->has_ann ? &mem->ann :
+	    NULL, t->is_label, t->name);
 }
 
 /* Wrap the job key to its readers; the count of runners wrapped to. */
@@ -186,11 +177,24 @@ job_follow_event(struct csession *cs, const struct alx_view_event *ev,
 	size_t			 len;
 	int			 r;
 
-	if (ev->type != ALX_EV_ITEM || !ev->item.has_reply_to ||
+	if ((ev->type != ALX_EV_ITEM && ev->type != ALX_EV_REFUSED) ||
+	    !ev->item.has_reply_to ||
 	    memcmp(ev->item.reply_to, f->id, ALX_ID_LEN) != 0)
 		return 0;
-	if (item_meta(cs, &ev->item, &meta, &len) != 0)
+	/* Not from a runner the job went to (or a second result): not ours. */
+	if (ev->type == ALX_EV_REFUSED) {
+		item_refused(cs, ev);
 		return 0;
+	}
+	if ((r = item_meta(cs, &ev->item, &meta, &len)) != 0) {
+		item_passed_over(cs, ev, r, "does not open");
+		/* The job's one result, sealed wrong by its runner. */
+		if (strcmp(ev->item.kind, "result") != 0)
+			return 0;
+		f->err = r;
+		f->done = 1;
+		return 1;
+	}
 	if (strcmp(ev->item.kind, "progress") == 0) {
 		if (alx_progressmeta_decode(&pm, meta, len) == 0) {
 			if (f->stream && pm.seq > f->last_pseq) {

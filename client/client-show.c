@@ -196,6 +196,72 @@ show_ack(struct csession *cs, const struct alx_item *it)
 	http_resp_free(&resp);
 }
 
+/*
+ * An item the reader passes over, with the reason, naming its author (a
+ * participant, who answers for what it signed): a warning on stderr, and
+ * with --json a {"event":"passed_over"} line.
+ */
+void
+item_passed_over(struct csession *cs, const struct alx_view_event *ev,
+    int why, const char *what)
+{
+	const struct alx_view_member	*m = ev->member;
+	struct alx_jw			 jw;
+	char				 id[ALX_FP_STRLEN + 1];
+	char				 fp[ALX_FP_STRLEN + 1];
+
+	cs->passed_over++;
+	cs->passed_why = why;
+	alx_b64_encode(id, ev->item.id, ALX_ID_LEN);
+	alx_b64_encode(fp, ev->item.author, ALX_FP_LEN);
+	fflush(stdout);
+	fprintf(stderr, "airlox: %s item %s from ", ev->item.kind, id);
+	if (m != NULL) {
+		out_safe(stderr, m->cert.name, strlen(m->cert.name));
+		fprintf(stderr, " (%s, ", alx_role_name(m->cert.role));
+	} else
+		fprintf(stderr, "(");
+	fprintf(stderr, "key %s) %s (%s); passed over\n", fp, what,
+	    alx_errname(why));
+	if (!out_json())
+		return;
+	out_obj_begin(&jw);
+	alx_jw_kstr(&jw, "event", "passed_over");
+	alx_jw_kint(&jw, "cursor", ev->cursor);
+	alx_jw_kb64(&jw, "id", ev->item.id, ALX_ID_LEN);
+	alx_jw_kstr(&jw, "kind", ev->item.kind);
+	show_member_json(&jw, m, ev->item.author);
+	alx_jw_kstr(&jw, "error", alx_errname(why));
+	out_obj_end(&jw);
+}
+
+/* What the view said of an item it passed over (ALX_EV_REFUSED). */
+void
+item_refused(struct csession *cs, const struct alx_view_event *ev)
+{
+	const char	*what;
+
+	switch (ev->refused) {
+	case ALX_ERR_WRONG_ROLE:
+		what = strcmp(ev->item.kind, "cancel") == 0 ? "cancels a job "
+		    "of another author" : "is of a kind its role may not post";
+		break;
+	case ALX_ERR_NOT_RECIPIENT:
+		what = ev->item.has_job ? "is a job the owner cannot read" :
+		    "answers a job that was not given to its author";
+		break;
+	case ALX_ERR_NOT_FOUND:
+		what = "answers no job of this session";
+		break;
+	case ALX_ERR_EXISTS:
+		what = "is a second result for its job";
+		break;
+	default:
+		what = "breaks the session's rules";
+	}
+	item_passed_over(cs, ev, ev->refused, what);
+}
+
 int
 item_show(struct csession *cs, const struct alx_view_event *ev,
     const char *savedir, const char *event)
@@ -205,15 +271,25 @@ item_show(struct csession *cs, const struct alx_view_event *ev,
 	int			 r = 0;
 
 	show_meta_open(cs, &ev->item, &sm);
-	if (sm.err == ALX_ERR_DECRYPT) {
+	/* Signed, but sealed so that it does not open: its author's doing. */
+	if (sm.err == ALX_ERR_DECRYPT || sm.err == ALX_ERR_KEY_COMMIT) {
 		show_meta_free(&sm);
-		return ALX_ERR_DECRYPT;
+		item_passed_over(cs, ev, sm.err, "does not open");
+		return 0;
 	}
 	if (savedir != NULL && strcmp(ev->item.kind, "file") == 0 &&
 	    sm.err == 0 && ev->item.size > 0) {
 		name = show_str(&sm, "name", 1024);
 		r = item_save(cs, &ev->item, savedir, name, &saved, &cause);
 		free(name);
+		if (r == ALX_ERR_DECRYPT || r == ALX_ERR_KEY_COMMIT) {
+			/* A chunk its author sealed wrong: nothing was kept. */
+			free(cause);
+			show_meta_free(&sm);
+			item_passed_over(cs, ev, r, "has a file that does not "
+			    "open");
+			return 0;
+		}
 		if (r != 0) {
 			out_warn("%s", cause ? cause : alx_strerror(r));
 			free(cause);

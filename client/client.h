@@ -238,6 +238,8 @@ struct csession {
 	int			 have_me;
 	int64_t			 head;		/* newest cursor seen */
 	int			 bad_event;	/* the view refused an event */
+	int			 passed_over;	/* items a reader passed over */
+	int			 passed_why;	/* the last one's reason */
 	int64_t			 chunk_wait;	/* s to wait for a chunk: 10 */
 	struct alx_view_seen	 seen;		/* as kept in the cache */
 	/* what the log said about items (for replies, hops, receipts) */
@@ -346,9 +348,18 @@ int	 item_meta(struct csession *, const struct alx_item *, char **meta,
  */
 int	 item_save(struct csession *, const struct alx_item *,
 	    const char *dir, const char *name, char **saved, char **cause);
-/* Print an item (human or JSON); save its file into dir when not NULL. */
+/*
+ * Print an item (human or JSON); save its file into dir when not NULL. An
+ * item whose meta or file does not open (bad_ciphertext) is passed over
+ * with a warning naming its author, and 0 returned.
+ */
 int	 item_show(struct csession *, const struct alx_view_event *,
 	    const char *savedir, const char *event);
+/* Warn (and with --json print) that an item was passed over, and why. */
+void	 item_passed_over(struct csession *, const struct alx_view_event *,
+	    int why, const char *what);
+/* The same for an item the view refused (ALX_EV_REFUSED). */
+void	 item_refused(struct csession *, const struct alx_view_event *);
 int	 item_wait_complete(struct csession *, const uint8_t id[ALX_ID_LEN],
 	    int64_t timeout_ms);
 int	 item_targets(struct csession *, struct item_post *);

@@ -482,6 +482,7 @@ static const struct cmd_opt cmd_job_cancel_opts[] = {
 static int
 cmd_job_cancel_exec(struct client_ctx *ctx)
 {
+	const struct alx_view_job *vj;
 	struct csession	 cs;
 	struct item_post p;
 	struct alx_jw	 jw;
@@ -499,9 +500,16 @@ cmd_job_cancel_exec(struct client_ctx *ctx)
 		r = out_fail(r, "cannot read the session's log");
 		goto out;
 	}
-	if (alx_view_job(&cs.view, p.reply_to) == NULL) {
+	if ((vj = alx_view_job(&cs.view, p.reply_to)) == NULL) {
 		r = out_fail(ALX_ERR_NOT_FOUND, "no job %s in this session",
 		    ctx->args.pos[0]);
+		goto out;
+	}
+	/* The relay and every reader refuse it from anyone else. */
+	if (!csess_is_owner(&cs) &&
+	    !alx_ct_eq(vj->author, cs.view.me_fp, ALX_FP_LEN)) {
+		r = out_fail(ALX_ERR_WRONG_ROLE, "only job %s's author or the "
+		    "session's owner can cancel it", ctx->args.pos[0]);
 		goto out;
 	}
 	alx_jw_init(&jw, 256);

@@ -123,6 +123,10 @@ listen_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
 		listen_completed(ls, ev->id);
 		return 0;
 	}
+	if (ev->type == ALX_EV_REFUSED) {
+		item_refused(cs, ev);
+		return 0;
+	}
 	if (!concern_item(cs, &ls->co, ev))
 		return 0;
 	if (ls->once) {

@@ -37,7 +37,7 @@ read_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
 	struct read_state	*rs = arg;
 	int			 i;
 
-	if (ev->type != ALX_EV_ITEM)
+	if (ev->type != ALX_EV_ITEM && ev->type != ALX_EV_REFUSED)
 		return 0;
 	for (i = 0; i < rs->n; i++) {
 		if (rs->done[i] || memcmp(rs->ids[i], ev->item.id,
@@ -45,6 +45,10 @@ read_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
 			continue;
 		rs->done[i] = 1;
 		rs->left--;
+		if (ev->type == ALX_EV_REFUSED) {
+			item_refused(cs, ev);
+			return 0;
+		}
 		/* Saving waits for chunks still being uploaded. */
 		return item_show(cs, ev, rs->save, "item");
 	}
@@ -91,6 +95,9 @@ cmd_read_exec(struct client_ctx *ctx)
 		    (int)(end - time(NULL)) + 1, read_event, &rs);
 	if (r != 0)
 		r = csess_fail(&cs, r, "cannot read the items");
+	else if (cs.passed_over > 0)
+		r = out_fail_code(EXIT_VERIFY, cs.passed_why, "%d of the items "
+		    "were passed over (see above)", cs.passed_over);
 	else if (rs.left > 0) {
 		for (i = 0; i < rs.n; i++)
 			if (!rs.done[i])

@@ -105,7 +105,14 @@ watch_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
 	}
 	if (ev->type == ALX_EV_COMPLETE)
 		return w->save != NULL ? watch_complete(cs, w, ev->id) : 0;
-	if (ev->type != ALX_EV_ITEM || (!w->live && !w->all))
+	if (!w->live && !w->all)
+		return 0;
+	/* An item its author had no right to post: say so, read on. */
+	if (ev->type == ALX_EV_REFUSED) {
+		item_refused(cs, ev);
+		return 0;
+	}
+	if (ev->type != ALX_EV_ITEM)
 		return 0;
 	ci = csess_item(cs, ev->item.id);
 	if (w->save != NULL && strcmp(ev->item.kind, "file") == 0 &&

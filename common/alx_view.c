@@ -40,12 +40,16 @@ alx_view_free(struct alx_view *v)
 	for (i = 0; i < v->nmans; i++)
 		alx_manifest_free(&v->mans[i]);
 	free(v->mans);
-	for (i = 0; i < v->nmembers; i++)
+	for (i = 0; i < v->nmembers; i++) {
 		alx_cert_free(&v->members[i].cert);
+		alx_announce_free(&v->members[i].ann);
+	}
 	free(v->members);
 	if (v->epochs != NULL)
 		alx_wipe(v->epochs, v->nepochs * sizeof(*v->epochs));
 	free(v->epochs);
+	for (i = 0; i < v->njobs; i++)
+		free(v->jobs[i].runners);
 	free(v->jobs);
 	alx_wipe(v, sizeof(*v));
 }
@@ -316,6 +320,7 @@ alx_view_note_job(struct alx_view *v, const struct alx_item *it)
 {
 	struct alx_view_job	*nj;
 	size_t			 i;
+	int			 r;
 
 	if (v->njobs >= ALX_VIEW_MAX_JOBS)
 		return ALX_ERR_TOO_LARGE;
@@ -324,10 +329,13 @@ alx_view_note_job(struct alx_view *v, const struct alx_item *it)
 	v->jobs = nj;
 	nj += v->njobs;
 	memset(nj, 0, sizeof(*nj));
+	if ((r = alx_job_wrap_fps(it, &nj->runners, &nj->nrunners)) != ALX_OK)
+		return r;
 	memcpy(nj->id, it->id, ALX_ID_LEN);
 	memcpy(nj->hash, it->hash, ALX_HASH_LEN);
 	memcpy(nj->author, it->author, ALX_FP_LEN);
 	memcpy(nj->kc, it->kc, ALX_HASH_LEN);
+	nj->is_label = it->job.is_label;
 	/* Only the wraps this participant could open. */
 	for (i = 0; i < it->job.nwraps && nj->nwraps < 2; i++)
 		if ((v->role == ALX_ROLE_OWNER &&
@@ -362,6 +370,32 @@ alx_view_job_key(const struct alx_view *v, const struct alx_view_job *vj,
 	return ALX_ERR_NOT_RECIPIENT;
 }
 
+static struct alx_view_job *
+alx_view_job_rw(struct alx_view *v, const uint8_t id[ALX_ID_LEN])
+{
+	size_t	i;
+
+	for (i = 0; i < v->njobs; i++)
+		if (memcmp(v->jobs[i].id, id, ALX_ID_LEN) == 0)
+			return &v->jobs[i];
+	return NULL;
+}
+
+/* An accepted item: a job is remembered, a job's result noted. */
+static int
+alx_view_note(struct alx_view *v, const struct alx_item *it)
+{
+	struct alx_view_job	*job;
+
+	if (it->has_job)
+		return alx_view_job(v, it->id) != NULL ? ALX_OK :
+		    alx_view_note_job(v, it);
+	if (strcmp(it->kind, "result") == 0 && it->has_reply_to &&
+	    (job = alx_view_job_rw(v, it->reply_to)) != NULL)
+		job->has_result = 1;
+	return ALX_OK;
+}
+
 const struct alx_view_job *
 alx_view_job(const struct alx_view *v, const uint8_t id[ALX_ID_LEN])
 {
@@ -376,44 +410,35 @@ alx_view_job(const struct alx_view *v, const uint8_t id[ALX_ID_LEN])
 int
 alx_view_is_approved(const struct alx_view *v, const uint8_t fp[ALX_FP_LEN])
 {
-	const struct alx_manifest *m = alx_view_manifest(v);
-
-	/* Without approval, every runner of the session counts as approved. */
-	return m != NULL && (!m->approve ||
-	    alx_manifest_find_approved(m, fp) != NULL);
+	return alx_manifest_runner_approved(alx_view_manifest(v), fp);
 }
 
-/* Kind-specific rules beyond the permission matrix. */
+/* The rules of alx_item_check_rules(), with what the log showed of a job. */
 static int
-alx_view_check_kind(const struct alx_view *v, const struct alx_item *it,
+alx_view_check_rules(const struct alx_view *v, const struct alx_item *it,
     const struct alx_view_member *au)
 {
-	const struct alx_view_job	*job;
+	const struct alx_view_job	*vj = NULL;
+	struct alx_jobref		 ref;
 
-	if ((strcmp(it->kind, "result") == 0 ||
-	    strcmp(it->kind, "progress") == 0) &&
-	    !alx_view_is_approved(v, au->cert.fp))
-		return ALX_ERR_NOT_ALLOWED;
-	if (strcmp(it->kind, "result") == 0 || strcmp(it->kind, "progress") == 0 ||
-	    strcmp(it->kind, "cancel") == 0) {
-		if (!it->has_reply_to)
-			return ALX_ERR_MISSING;
-		if ((job = alx_view_job(v, it->reply_to)) == NULL)
-			return ALX_ERR_NOT_FOUND;
-		/* Only a job's author or the owner may cancel it. */
-		if (strcmp(it->kind, "cancel") == 0 &&
-		    au->cert.role != ALX_ROLE_OWNER &&
-		    !alx_ct_eq(job->author, au->cert.fp, ALX_FP_LEN))
-			return ALX_ERR_WRONG_ROLE;
+	memset(&ref, 0, sizeof(ref));
+	if (it->has_reply_to && (vj = alx_view_job(v, it->reply_to)) != NULL) {
+		memcpy(ref.author, vj->author, ALX_FP_LEN);
+		ref.is_label = vj->is_label;
+		ref.runners = (const uint8_t (*)[ALX_FP_LEN])vj->runners;
+		ref.nrunners = vj->nrunners;
+		ref.has_result = vj->has_result;
 	}
-	return ALX_OK;
+	return alx_item_check_rules(alx_view_manifest(v), &au->cert, it,
+	    vj != NULL ? &ref : NULL);
 }
 
 static int	alx_view_own_seen(struct alx_view *, const struct alx_item *);
 
 int
 alx_view_add_item(struct alx_view *v, const char *json, size_t len,
-    struct alx_item *out, const struct alx_view_member **author)
+    struct alx_item *out, const struct alx_view_member **author,
+    int *refused)
 {
 	const struct alx_manifest	*m = alx_view_manifest(v);
 	struct alx_view_member		*au;
@@ -421,6 +446,7 @@ alx_view_add_item(struct alx_view *v, const char *json, size_t len,
 	int				 r;
 
 	memset(out, 0, sizeof(*out));
+	*refused = 0;
 	if (m == NULL)
 		return ALX_ERR_ORDER;
 	if ((au = alx_view_signer(v, json, len, &r)) == NULL)
@@ -434,23 +460,24 @@ alx_view_add_item(struct alx_view *v, const char *json, size_t len,
 		goto fail;
 	/* Our own item, noted when posted, now seen in the log: once. */
 	if (alx_view_own_seen(v, &it)) {
-		if (it.has_job && alx_view_job(v, it.id) == NULL &&
-		    (r = alx_view_note_job(v, &it)) != ALX_OK)
+		if ((r = alx_view_note(v, &it)) != ALX_OK)
 			goto fail;
-		*out = it;
-		if (author != NULL)
-			*author = au;
-		return ALX_OK;
+		goto done;
 	}
-	if ((r = alx_role_may_post(au->cert.role, it.kind)) != ALX_OK ||
-	    (r = alx_view_check_kind(v, &it, au)) != ALX_OK ||
-	    (r = alx_item_check_chain(&it, au->last_seq,
+	/* A gap or a repeat in an author's chain: the relay's doing. */
+	if ((r = alx_item_check_chain(&it, au->last_seq,
 	    au->last_seq > 0 ? au->last_hash : NULL)) != ALX_OK)
-		goto fail;
-	if (it.has_job && (r = alx_view_note_job(v, &it)) != ALX_OK)
 		goto fail;
 	au->last_seq = it.seq;
 	memcpy(au->last_hash, it.hash, ALX_HASH_LEN);
+	/*
+	 * Signed and in its place, so its author answers for it: an item it
+	 * had no right to post is passed over, and the log goes on.
+	 */
+	if ((*refused = alx_view_check_rules(v, &it, au)) == ALX_OK &&
+	    (r = alx_view_note(v, &it)) != ALX_OK)
+		goto fail;
+done:
 	*out = it;
 	if (author != NULL)
 		*author = au;
@@ -534,17 +561,49 @@ alx_view_event_free(struct alx_view_event *ev)
 	memset(ev, 0, sizeof(*ev));
 }
 
+/* The relay's event types, by enum alx_view_evtype (REFUSED is ours). */
 static const char *alx_evnames[] = {
 	NULL, "manifest", "join", "item", "complete", "announce", "closed"
 };
+
+/* What a member keeps of its announcement: no signed object, no time. */
+static int
+alx_view_keep_announce(struct alx_view_member *au, const struct alx_announce *a)
+{
+	struct alx_announce	k;
+	size_t			i;
+
+	memset(&k, 0, sizeof(k));
+	memcpy(k.sid, a->sid, ALX_SID_LEN);
+	memcpy(k.runner, a->runner, ALX_FP_LEN);
+	memcpy(k.name, a->name, sizeof(k.name));
+	k.slots = a->slots;
+	k.kinds = a->kinds;
+	memcpy(k.sandbox, a->sandbox, sizeof(k.sandbox));
+	memcpy(k.version, a->version, sizeof(k.version));
+	k.network = a->network;
+	k.time = a->time;
+	if (a->nlabels > 0 &&
+	    (k.labels = calloc(a->nlabels, sizeof(*k.labels))) == NULL)
+		return ALX_ERR_NOMEM;
+	for (i = 0; i < a->nlabels; i++, k.nlabels++)
+		if ((k.labels[i] = strdup(a->labels[i])) == NULL) {
+			alx_announce_free(&k);
+			return ALX_ERR_NOMEM;
+		}
+	alx_announce_free(&au->ann);
+	au->ann = k;
+	au->has_ann = 1;
+	return ALX_OK;
+}
 
 /* The announcement of a runner that is a member of the session. */
 static int
 alx_view_apply_announce(struct alx_view *v, const char *raw, size_t len,
     struct alx_view_event *ev)
 {
-	const struct alx_view_member	*au;
-	int				 r;
+	struct alx_view_member	*au;
+	int			 r;
 
 	if ((au = alx_view_signer(v, raw, len, &r)) == NULL)
 		return r;
@@ -553,7 +612,10 @@ alx_view_apply_announce(struct alx_view *v, const char *raw, size_t len,
 	if ((r = alx_cert_valid(&au->cert, alx_view_manifest(v))) != ALX_OK)
 		return r;
 	ev->member = au;
-	return alx_announce_open(&ev->announce, raw, len, v->sid, au->cert.pk);
+	if ((r = alx_announce_open(&ev->announce, raw, len, v->sid,
+	    au->cert.pk)) != ALX_OK)
+		return r;
+	return alx_view_keep_announce(au, &ev->announce);
 }
 
 static int
@@ -580,7 +642,10 @@ alx_view_apply_data(struct alx_view *v, const struct alx_json *j, int data,
 	case ALX_EV_JOIN:
 		return alx_view_add_cert(v, raw, len, ev->cursor, &ev->member);
 	case ALX_EV_ITEM:
-		return alx_view_add_item(v, raw, len, &ev->item, &ev->member);
+		if ((r = alx_view_add_item(v, raw, len, &ev->item, &ev->member,
+		    &ev->refused)) == ALX_OK && ev->refused != ALX_OK)
+			ev->type = ALX_EV_REFUSED;
+		return r;
 	case ALX_EV_ANNOUNCE:
 		return alx_view_apply_announce(v, raw, len, ev);
 	}

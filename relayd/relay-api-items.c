@@ -152,9 +152,89 @@ relay_participants(struct relay_req *r)
 	relay_http_jw(r->req, 200, &jw);
 }
 
+static int	relay_item_load(struct relay_session *,
+		    const uint8_t id[ALX_ID_LEN], uint64_t *, struct alx_item *,
+		    struct alx_buf *);
+
 /*
- * The checks after the signatures, on the loop: role, manifest version,
- * the author's chain, the size and transfer limits; then the write.
+ * What the item may do (libairlox's alx_item_check_rules(): the
+ * permission matrix, a job's wraps, who answers or cancels a job), with
+ * the relay's records of the job it answers. A job posted before the
+ * relay kept its wraps apart has them read from its item.
+ */
+static int
+relay_item_rules(struct relay_session *s, const struct relay_member *m,
+    const struct alx_item *it)
+{
+	struct alx_jobref	 ref, *refp = NULL;
+	struct alx_item		 job;
+	struct alx_buf		 raw;
+	uint8_t			*fps = NULL, (*jfps)[ALX_FP_LEN] = NULL;
+	uint64_t		 cursor;
+	int			 rc, wraps_known = 1;
+
+#ifdef RELAY_TEST
+	if (relay_test_lax_roles())	/* a hostile relay, for tests */
+		return 0;
+#endif
+	if (!it->has_job && alx_item_answers_job(it) && it->has_reply_to) {
+		rc = relay_jobs_ref(s, it->reply_to, &ref, &fps, &wraps_known);
+		if (rc != 0 && rc != ALX_ERR_NOT_FOUND)
+			return rc;
+		if (rc == 0)
+			refp = &ref;
+	}
+	if (refp != NULL && !wraps_known) {
+		memset(&job, 0, sizeof(job));
+		alx_buf_init(&raw, 4096);
+		if ((rc = relay_item_load(s, it->reply_to, &cursor, &job,
+		    &raw)) == 0 && (rc = alx_job_wrap_fps(&job, &jfps,
+		    &ref.nrunners)) == 0)
+			ref.runners = (const uint8_t (*)[ALX_FP_LEN])jfps;
+		alx_item_free(&job);
+		alx_buf_free(&raw);
+		if (rc != 0) {
+			free(fps);
+			return rc;
+		}
+	}
+	rc = alx_item_check_rules(&s->man, &m->cert, it, refp);
+	free(fps);
+	free(jfps);
+	return rc;
+}
+
+/* A message that says which rule an item broke. */
+static const char *
+relay_item_why(const struct alx_item *it, int rc)
+{
+	switch (rc) {
+	case ALX_ERR_TOO_LARGE:
+		return "the item exceeds the item or session size limit";
+	case ALX_ERR_NOT_RECIPIENT:
+		return it->has_job ? "a job's key must be wrapped to the owner" :
+		    "only a runner the job was given to (and, for a label job, "
+		    "the one that claimed it) answers it";
+	case ALX_ERR_CLAIMED:
+		return "another runner claimed this job";
+	case ALX_ERR_EXISTS:
+		return "the job has its result already";
+	case ALX_ERR_NOT_FOUND:
+		return "its reply_to names no job of this session";
+	case ALX_ERR_WRONG_ROLE:
+		return strcmp(it->kind, "cancel") == 0 ? "only the job's author "
+		    "or the owner cancels it" : NULL;
+	case ALX_ERR_NOT_ALLOWED:
+		return it->has_job ? "a job's key is wrapped to the owner and "
+		    "to participants' keys only" : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The checks after the signatures, on the loop: what the item may do,
+ * manifest version, the author's chain, the size and transfer limits;
+ * then the write.
  */
 static void
 relay_item_accept(struct relay_req *r, struct relay_session *s,
@@ -165,18 +245,14 @@ relay_item_accept(struct relay_req *r, struct relay_session *s,
 	uint64_t		 item_max, session_max, need;
 	int			 rc;
 
-	if ((rc = alx_role_may_post(m->cert.role, it->kind)) != 0
-#ifdef RELAY_TEST
-	    && !relay_test_lax_roles()	/* a hostile relay, for tests */
-#endif
-	    )
-		goto fail;
 	if (it->mv != s->man.ver) {
 		rc = ALX_ERR_STALE_MANIFEST;
 		goto fail;
 	}
 	if ((rc = alx_item_check_chain(it, m->last_seq,
 	    m->last_seq > 0 ? m->last_hash : NULL)) != 0)
+		goto fail;
+	if ((rc = relay_item_rules(s, m, it)) != 0)
 		goto fail;
 	item_max = relay_cfg.max_item_size;
 	if (s->man.item_max > 0 && (uint64_t)s->man.item_max < item_max)
@@ -228,8 +304,7 @@ relay_item_accept(struct relay_req *r, struct relay_session *s,
 	}
 	return;
 fail:
-	relay_http_fail(r, rc, rc == ALX_ERR_TOO_LARGE ?
-	    "the item exceeds the item or session size limit" : NULL);
+	relay_http_fail(r, rc, relay_item_why(it, rc));
 }
 
 /*

@@ -5,7 +5,8 @@
  *   JOBS          sid id        -> be64 not_after, author fp, is_label,
  *                                  target name (64 bytes, NUL padded)
  *   JOBS          sid id 'C'    -> runner fp, be64 time: the claim
- *   JOBS          sid id 'D'    -> be64 time: a result arrived
+ *   JOBS          sid id 'D'    -> be64 time: a result arrived (one only)
+ *   JOBS          sid id 'W'    -> the fps the job's key is wrapped to
  *   PARTICIPANTS  sid 'R' fp    -> be64 last seen, announce object
  * First claim wins: the claim is a put_new on "sid id C", and the single
  * writer thread applies writes in order, so of two claims in flight the
@@ -167,25 +168,114 @@ relay_jobs_load(struct relay_session *s, struct relay_jobs *j)
 	return 0;
 }
 
-/* Does the approved runner (by its manifest entry) serve this target? */
+/* Does the runner serve this target (its approval, or its announcement)? */
 static int
-relay_runner_serves(const struct alx_approved *ap, int is_label,
-    const char *name)
+relay_runner_serves(const struct relay_session *s, const struct relay_runner *r,
+    int is_label, const char *name)
 {
-	size_t	i;
-
-	if (!is_label)
-		return strcmp(ap->name, name) == 0;
-	for (i = 0; i < ap->nlabels; i++)
-		if (strcmp(ap->labels[i], name) == 0)
-			return 1;
-	return 0;
+	return alx_runner_serves(&s->man, r->fp, &r->a, is_label, name);
 }
 
 static int
 relay_runner_online(const struct relay_runner *r)
 {
 	return r->seen + RELAY_ONLINE_S >= (uint64_t)time(NULL);
+}
+
+/* The job's readers, so that only they answer it (relay_jobs_ref()). */
+static int
+relay_jobs_put_wraps(struct relay_session *s, const struct alx_item *it,
+    struct relay_wop *op)
+{
+	uint8_t	key[RELAY_SID_LEN + ALX_ID_LEN + 1], (*fps)[ALX_FP_LEN];
+	size_t	n;
+	int	rc;
+
+	if ((rc = alx_job_wrap_fps(it, &fps, &n)) != 0)
+		return rc;
+	memcpy(key, s->sid, RELAY_SID_LEN);
+	memcpy(key + RELAY_SID_LEN, it->id, ALX_ID_LEN);
+	key[sizeof(key) - 1] = 'W';
+	rc = relay_wop_add(op, RELAY_W_PUT_NEW, RELAY_DB_JOBS, key,
+	    sizeof(key), n > 0 ? (const uint8_t *)fps : (const uint8_t *)"",
+	    n * ALX_FP_LEN);
+	free(fps);
+	return rc;
+}
+
+struct relay_jobref_scan {
+	struct alx_jobref	*ref;
+	uint8_t			*fps;
+	int			 found;
+	int			 wraps;
+};
+
+static int
+relay_jobs_ref_cb(const uint8_t *key, size_t klen, const uint8_t *val,
+    size_t vlen, void *arg)
+{
+	struct relay_jobref_scan	*sc = arg;
+	struct alx_jobref		*ref = sc->ref;
+
+	if (klen == RELAY_SID_LEN + ALX_ID_LEN && vlen == RELAY_JOBREC_LEN) {
+		sc->found = 1;
+		memcpy(ref->author, val + 8, ALX_FP_LEN);
+		ref->is_label = val[8 + ALX_FP_LEN];
+		return 0;
+	}
+	if (klen != RELAY_SID_LEN + ALX_ID_LEN + 1)
+		return 0;
+	switch (key[klen - 1]) {
+	case 'C':
+		if (vlen >= ALX_FP_LEN) {
+			ref->claimed = 1;
+			memcpy(ref->claimed_by, val, ALX_FP_LEN);
+		}
+		break;
+	case 'D':
+		ref->has_result = 1;
+		break;
+	case 'W':
+		if (vlen % ALX_FP_LEN != 0 || vlen > ALX_MAX_WRAPS * ALX_FP_LEN ||
+		    (vlen > 0 && (sc->fps = malloc(vlen)) == NULL))
+			return 0;
+		if (vlen > 0)
+			memcpy(sc->fps, val, vlen);
+		ref->nrunners = vlen / ALX_FP_LEN;
+		sc->wraps = 1;
+		break;
+	}
+	return 0;
+}
+
+int
+relay_jobs_ref(struct relay_session *s, const uint8_t id[ALX_ID_LEN],
+    struct alx_jobref *ref, uint8_t **fps, int *wraps_known)
+{
+	struct relay_jobref_scan	sc;
+	uint8_t				prefix[RELAY_SID_LEN + ALX_ID_LEN];
+	int				rc;
+
+	memset(ref, 0, sizeof(*ref));
+	memset(&sc, 0, sizeof(sc));
+	sc.ref = ref;
+	*fps = NULL;
+	memcpy(prefix, s->sid, RELAY_SID_LEN);
+	memcpy(prefix + RELAY_SID_LEN, id, ALX_ID_LEN);
+	if ((rc = relay_store_scan(relay.store, RELAY_DB_JOBS, prefix,
+	    sizeof(prefix), relay_jobs_ref_cb, &sc)) < 0) {
+		free(sc.fps);
+		return rc;
+	}
+	if (!sc.found) {
+		free(sc.fps);
+		return ALX_ERR_NOT_FOUND;
+	}
+	ref->claims_known = 1;
+	ref->runners = (const uint8_t (*)[ALX_FP_LEN])sc.fps;
+	*fps = sc.fps;
+	*wraps_known = sc.wraps;
+	return 0;
 }
 
 /*
@@ -198,7 +288,6 @@ relay_jobs_on_post(struct relay_session *s, const struct alx_item *it,
     struct relay_wop *op)
 {
 	struct relay_jobs		 j;
-	const struct alx_approved	*ap;
 	uint8_t				 key[RELAY_SID_LEN + ALX_ID_LEN];
 	uint8_t				 rec[RELAY_JOBREC_LEN];
 	size_t				 i;
@@ -208,9 +297,9 @@ relay_jobs_on_post(struct relay_session *s, const struct alx_item *it,
 		if ((rc = relay_jobs_load(s, &j)) != 0)
 			return rc;
 		for (i = 0; i < j.nrunners; i++) {
-			ap = alx_manifest_find_approved(&s->man, j.runners[i].fp);
-			if (ap != NULL && relay_runner_online(&j.runners[i]) &&
-			    relay_runner_serves(ap, 0, it->job.name) &&
+			if (relay_runner_online(&j.runners[i]) &&
+			    relay_runner_serves(s, &j.runners[i], 0,
+			    it->job.name) &&
 			    j.runners[i].busy >= j.runners[i].a.slots)
 				busy = 1;
 		}
@@ -226,8 +315,10 @@ relay_jobs_on_post(struct relay_session *s, const struct alx_item *it,
 	    strnlen(it->job.name, 63));
 	memcpy(key, s->sid, RELAY_SID_LEN);
 	memcpy(key + RELAY_SID_LEN, it->id, ALX_ID_LEN);
-	return relay_wop_add(op, RELAY_W_PUT_NEW, RELAY_DB_JOBS, key,
-	    sizeof(key), rec, sizeof(rec));
+	if ((rc = relay_wop_add(op, RELAY_W_PUT_NEW, RELAY_DB_JOBS, key,
+	    sizeof(key), rec, sizeof(rec))) != 0)
+		return rc;
+	return relay_jobs_put_wraps(s, it, op);
 }
 
 /* A result item: its job is done and the runner's slot free again. */
@@ -243,8 +334,12 @@ relay_jobs_on_result(struct relay_session *s, const struct alx_item *it,
 	memcpy(key + RELAY_SID_LEN, it->reply_to, ALX_ID_LEN);
 	key[sizeof(key) - 1] = 'D';
 	relay_be64(t, (uint64_t)time(NULL));
-	return relay_wop_add(op, RELAY_W_PUT, RELAY_DB_JOBS, key, sizeof(key),
-	    t, sizeof(t));
+	/* One result per job: a second one in flight fails here (exists). */
+	return relay_wop_add(op,
+#ifdef RELAY_TEST
+	    relay_test_lax_roles() ? RELAY_W_PUT :	/* a hostile relay */
+#endif
+	    RELAY_W_PUT_NEW, RELAY_DB_JOBS, key, sizeof(key), t, sizeof(t));
 }
 
 static void
@@ -346,7 +441,6 @@ static const char *
 relay_job_state(struct relay_session *s, struct relay_jobs *j,
     const struct relay_job *jb, const char **why)
 {
-	const struct alx_approved	*ap;
 	size_t				 i;
 	int				 serving = 0, free_slot = 0;
 
@@ -358,9 +452,9 @@ relay_job_state(struct relay_session *s, struct relay_jobs *j,
 	if ((uint64_t)time(NULL) > jb->not_after)
 		return "expired";
 	for (i = 0; i < j->nrunners; i++) {
-		ap = alx_manifest_find_approved(&s->man, j->runners[i].fp);
-		if (ap == NULL || !relay_runner_online(&j->runners[i]) ||
-		    !relay_runner_serves(ap, jb->is_label, jb->name))
+		if (!relay_runner_online(&j->runners[i]) ||
+		    !relay_runner_serves(s, &j->runners[i], jb->is_label,
+		    jb->name))
 			continue;
 		serving = 1;
 		if (j->runners[i].busy < j->runners[i].a.slots)
@@ -425,7 +519,6 @@ relay_claim(struct relay_req *r)
 	struct relay_jobs		 j;
 	struct relay_job		*jb;
 	struct relay_runner		*rn = NULL;
-	const struct alx_approved	*ap;
 	struct alx_claim		 c;
 	struct relay_wop		*op;
 	const uint8_t			*body;
@@ -444,7 +537,7 @@ relay_claim(struct relay_req *r)
 		return;
 	}
 	if (m->cert.role != ALX_ROLE_RUNNER ||
-	    (ap = alx_manifest_find_approved(&s->man, m->fp)) == NULL) {
+	    !alx_manifest_runner_approved(&s->man, m->fp)) {
 		relay_http_fail(r, ALX_ERR_WRONG_ROLE,
 		    "only approved runners claim jobs");
 		return;
@@ -471,7 +564,8 @@ relay_claim(struct relay_req *r)
 		rc = ALX_ERR_CLAIMED;
 	else if ((uint64_t)time(NULL) > jb->not_after)
 		rc = ALX_ERR_EXPIRED;
-	else if (!relay_runner_serves(ap, jb->is_label, jb->name))
+	else if (!alx_runner_serves(&s->man, m->fp, rn != NULL ? &rn->a : NULL,
+	    jb->is_label, jb->name))
 		rc = ALX_ERR_WRONG_ROLE;
 	else if (rn == NULL || rn->busy >= rn->a.slots)
 		rc = ALX_ERR_RUNNER_BUSY;

@@ -44,7 +44,7 @@ static relay_expire_fn	*relay_expire_hook;	/* the sessions' sweep */
 #ifdef RELAY_TEST
 static int64_t		 relay_test_skew;	/* seconds added */
 static int		 relay_test_nosweep;
-static int		 relay_test_lax;	/* skip the role check */
+static int		 relay_test_lax;	/* skip the item rules */
 #endif
 
 static int
@@ -202,9 +202,11 @@ relay_test_clock(struct relay_req *r)
 
 /*
  * POST /v1/test/lax?roles=on|off: test builds only. With roles on, the
- * relay stores items whatever the author's role may post: a hostile
- * relay, for the tests that show participants refuse such items
- * themselves (tests/runnerd/hostile-relay.sh).
+ * relay stores items whatever their author may post (the rules of
+ * alx_item_check_rules(): the permission matrix, a job's wraps, who
+ * answers or cancels a job): a hostile relay, for the tests that show
+ * participants refuse such items themselves (tests/runnerd/hostile-relay.sh,
+ * tests/runnerd/participants.sh).
  */
 static void
 relay_test_lax_set(struct relay_req *r)
@@ -240,7 +242,7 @@ void
 relay_test_init(void)
 {
 	log_warnx("test build: POST /v1/test/clock moves the expiry clock, "
-	    "POST /v1/test/lax turns the role check off");
+	    "POST /v1/test/lax turns the item rules off");
 	relay_http_add_routes(relay_test_routes, 2);
 }
 #endif

@@ -358,6 +358,8 @@ int	 relay_jobs_on_post(struct relay_session *, const struct alx_item *,
 	    struct relay_wop *);
 int	 relay_jobs_on_result(struct relay_session *, const struct alx_item *,
 	    struct relay_wop *);
+int	 relay_jobs_ref(struct relay_session *, const uint8_t id[ALX_ID_LEN],
+	    struct alx_jobref *, uint8_t **, int *);
 
 /* relay-api-codes.c */
 void	 relay_api_codes_init(void);

@@ -167,37 +167,27 @@ runner_seen_prune(struct runner_seen *s, int64_t now)
 int
 runner_is_approved(const struct alx_view *v, const struct runner_ident *me)
 {
-	const struct alx_manifest *m = alx_view_manifest(v);
-
-	if (m == NULL)
-		return 0;
-	return !m->approve || alx_manifest_find_approved(m, me->fp) != NULL;
+	return alx_manifest_runner_approved(alx_view_manifest(v), me->fp);
 }
 
 /*
- * Is the job addressed to this runner: by name, or by a label the owner
- * approved for it (its own labels when the session needs no approval)?
+ * Is the job addressed to this runner: by the name or a label the owner
+ * approved it with (its own, as it announces them, when the session needs
+ * no approval)? The rule senders wrap by (alx_runner_serves()).
  */
 static int
 runner_admit_target(const struct alx_view *v, const struct runner_ident *me,
     const struct alx_item *job)
 {
-	const struct alx_approved	*a;
-	char * const			*labels = me->labels;
-	size_t				 i, n = me->nlabels;
+	struct alx_announce	a;
 
-	if (!job->job.is_label)
-		return strcmp(job->job.name, me->name) == 0;
-	a = alx_manifest_find_approved(alx_view_manifest(v), me->fp);
-	if (a != NULL) {
-		labels = a->labels;
-		n = a->nlabels;
-	} else if (alx_view_manifest(v)->approve)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (strcmp(labels[i], job->job.name) == 0)
-			return 1;
-	return 0;
+	memset(&a, 0, sizeof(a));
+	memcpy(a.runner, me->fp, ALX_FP_LEN);
+	snprintf(a.name, sizeof(a.name), "%s", me->name);
+	a.labels = me->labels;
+	a.nlabels = me->nlabels;
+	return alx_runner_serves(alx_view_manifest(v), me->fp, &a,
+	    job->job.is_label, job->job.name);
 }
 
 int

@@ -688,6 +688,27 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 
 static void	runner_defer(struct runner *, const struct alx_item *);
 
+/*
+ * Refuse a job not claimed yet. A label job is answered only by the
+ * runner whose claim the relay recorded, so this one claims it first; a
+ * claim that fails means another runner has it, and says nothing here.
+ */
+static void
+runner_refuse_unclaimed(struct runner *rn, const struct alx_item *job,
+    const uint8_t kjob[ALX_KEY_LEN], const struct alx_view_member *author,
+    const char *reason, const char *detail)
+{
+	int	r;
+
+	runner_seen_add(rn->seen, job->id, job->job.not_after);
+	if (job->job.is_label && (r = runner_claim(rn, job)) != ALX_OK) {
+		log_info("job: not claimed (%s); not refused here",
+		    alx_errname(r));
+		return;
+	}
+	runner_refuse_why(rn, job, kjob, author, reason, detail);
+}
+
 static void
 runner_on_job(struct runner *rn, const struct alx_item *job,
     const struct alx_view_member *author)
@@ -731,8 +752,7 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 		return;
 	}
 	if (v == RUNNER_REFUSE) {
-		runner_seen_add(rn->seen, job->id, job->job.not_after);
-		runner_refuse_why(rn, job, kitem, author, reason, detail);
+		runner_refuse_unclaimed(rn, job, kitem, author, reason, detail);
 		alx_wipe(kitem, sizeof(kitem));
 		return;
 	}
@@ -740,8 +760,7 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	if ((jm.kind == ALX_JOBKIND_PYTHON || jm.nreqs > 0) &&
 	    !rn->py.active && rn->py.error[0] != '\0') {
 		alx_jobmeta_free(&jm);
-		runner_seen_add(rn->seen, job->id, job->job.not_after);
-		runner_refuse_why(rn, job, kitem, author, "not_allowed",
+		runner_refuse_unclaimed(rn, job, kitem, author, "not_allowed",
 		    rn->py.error);
 		alx_wipe(kitem, sizeof(kitem));
 		return;
@@ -895,6 +914,24 @@ runner_python_changed(struct runner *rn)
 	free(cause);
 }
 
+/*
+ * An item the view passed over (its author had no right to post it: a job
+ * an observer signed, one the owner cannot read, a cancel of another's
+ * job): nothing is done for it, and its author is named.
+ */
+static void
+runner_passed_over(const struct alx_view_event *ev)
+{
+	char	id[ALX_FP_STRLEN + 1], fp[ALX_FP_STRLEN + 1];
+
+	alx_b64_encode(id, ev->item.id, ALX_ID_LEN);
+	alx_b64_encode(fp, ev->item.author, ALX_FP_LEN);
+	log_warnx("%s item %s from %s (%s, key %s) passed over: %s",
+	    ev->item.kind, id, ev->member != NULL ? ev->member->cert.name : "?",
+	    ev->member != NULL ? alx_role_name(ev->member->cert.role) : "?",
+	    fp, alx_errname(ev->refused));
+}
+
 static int
 runner_on_event(struct csession *cs, const struct alx_view_event *ev,
     void *arg)
@@ -918,6 +955,10 @@ runner_on_event(struct csession *cs, const struct alx_view_event *ev,
 		log_info("runner: the session was closed");
 		rn->stopping = 1;
 		return 1;
+	}
+	if (ev->type == ALX_EV_REFUSED) {
+		runner_passed_over(ev);
+		return 0;
 	}
 	if (ev->type != ALX_EV_ITEM)
 		return 0;

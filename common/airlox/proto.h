@@ -501,6 +501,63 @@ int	alx_item_job_key(const struct alx_item *, const char *to,
 int	alx_item_is_to(const struct alx_item *, const uint8_t fp[ALX_FP_LEN]);
 
 /*
+ * The rules of protocol.md sections 6, 8 and 10 beyond signatures, chains
+ * and manifest versions (alx_rules.c); the relay and every reader check
+ * them.
+ *
+ * What is known of the job an item answers (the job its reply_to names):
+ * the relay's records, or a reader's view of the log. `runners` are the
+ * fingerprints the job's key is wrapped to (the author's own among them);
+ * only the relay knows claims (claims_known).
+ */
+struct alx_jobref {
+	uint8_t		  author[ALX_FP_LEN];
+	int		  is_label;
+	const uint8_t	(*runners)[ALX_FP_LEN];
+	size_t		  nrunners;
+	int		  claims_known;
+	int		  claimed;
+	uint8_t		  claimed_by[ALX_FP_LEN];
+	int		  has_result;
+};
+/* 1 for a kind that answers a job: result, progress, cancel, and a
+ * report with reply_to. */
+int	alx_item_answers_job(const struct alx_item *);
+/*
+ * A job's wraps: exactly one to "owner" (ALX_ERR_NOT_RECIPIENT: the owner
+ * could not read it), the others to fingerprints (a role's wrap is
+ * ALX_ERR_NOT_ALLOWED), none twice (ALX_ERR_INVALID).
+ */
+int	alx_job_check_wraps(const struct alx_item *);
+/* The fingerprints a job's key is wrapped to; *out is malloc'd (or NULL). */
+int	alx_job_wrap_fps(const struct alx_item *, uint8_t (**out)[ALX_FP_LEN],
+	    size_t *n);
+/*
+ * An item by `author` under manifest m: the permission matrix; a job's
+ * wraps; an answer to a job (`job`: NULL when its reply_to names no known
+ * job, ALX_ERR_NOT_FOUND) only by an approved runner the job's key was
+ * wrapped to (ALX_ERR_NOT_RECIPIENT; with claims known, the claimant:
+ * ALX_ERR_CLAIMED), one result per job (ALX_ERR_EXISTS), and a cancel only
+ * by the job's author or the owner (ALX_ERR_WRONG_ROLE).
+ */
+int	alx_item_check_rules(const struct alx_manifest *m,
+	    const struct alx_cert *author, const struct alx_item *it,
+	    const struct alx_jobref *job);
+/* 1 when fp is an approved runner of m (any runner when approval is off). */
+int	alx_manifest_runner_approved(const struct alx_manifest *,
+	    const uint8_t fp[ALX_FP_LEN]);
+struct alx_announce;
+/*
+ * 1 when runner fp serves a job's target (a name, or a label): with
+ * approval, the name and labels of its approval in m; without, those of
+ * its own announcement `ann` (NULL: none known). Revoked runners serve
+ * nothing.
+ */
+int	alx_runner_serves(const struct alx_manifest *m,
+	    const uint8_t fp[ALX_FP_LEN], const struct alx_announce *ann,
+	    int is_label, const char *name);
+
+/*
  * Small signed objects: claim, announce, close, code-open, code-fail.
  */
 struct alx_claim {

@@ -9,6 +9,16 @@
  * post its kind, the author's sequence and hash chain, and that the item
  * acts on the current manifest version. Nothing is shown or acted on that
  * the view refused. A view does no I/O.
+ *
+ * Two kinds of refusal: an event that breaks the log itself (a signature
+ * that does not verify, an unknown signer, a broken chain, another
+ * manifest version) stops the view there, since the relay served it; an
+ * item that is signed and chained as it should be, but that its author
+ * had no right to post (the rules of alx_item_check_rules(): a kind its
+ * role may not post, a cancel of another's job, a result from a runner the
+ * job was not wrapped to), is passed over as an ALX_EV_REFUSED event that
+ * names its author, and the view goes on. A participant can therefore
+ * stop no other member's reader.
  */
 #ifndef AIRLOX_VIEW_H
 #define AIRLOX_VIEW_H
@@ -20,10 +30,12 @@
 #include "airlox/proto.h"
 
 struct alx_view_member {
-	struct alx_cert	 cert;
-	int64_t		 last_seq;	/* 0 before its first item */
-	uint8_t		 last_hash[ALX_HASH_LEN];
-	int64_t		 joined;	/* cursor of the join event */
+	struct alx_cert		 cert;
+	int64_t			 last_seq;	/* 0 before its first item */
+	uint8_t			 last_hash[ALX_HASH_LEN];
+	int64_t			 joined;	/* cursor of the join event */
+	int			 has_ann;	/* a runner's latest announcement */
+	struct alx_announce	 ann;		/* (its name, labels, slots) */
 };
 
 /* An item this participant posted that the log has not shown yet. */
@@ -54,18 +66,23 @@ struct alx_view_seen {
 };
 
 /*
- * A job the view has seen: results must bind its hash. The wraps of its
- * key addressed to this participant (to "owner" for an owner's view, to
- * its own fp) and the key's commitment are kept, so that the replies to
- * the job (sealed to its readers) open.
+ * A job the view has seen: results must bind its hash, and only the
+ * runners it is wrapped to answer it. The wraps of its key addressed to
+ * this participant (to "owner" for an owner's view, to its own fp) and the
+ * key's commitment are kept, so that the replies to the job (sealed to its
+ * readers) open.
  */
 struct alx_view_job {
-	uint8_t		id[ALX_ID_LEN];
-	uint8_t		hash[ALX_HASH_LEN];
-	uint8_t		author[ALX_FP_LEN];
-	uint8_t		kc[ALX_HASH_LEN];
-	struct alx_wrap	wraps[2];
-	size_t		nwraps;
+	uint8_t		  id[ALX_ID_LEN];
+	uint8_t		  hash[ALX_HASH_LEN];
+	uint8_t		  author[ALX_FP_LEN];
+	uint8_t		  kc[ALX_HASH_LEN];
+	struct alx_wrap	  wraps[2];
+	size_t		  nwraps;
+	int		  is_label;
+	uint8_t		(*runners)[ALX_FP_LEN];	/* fingerprints it is wrapped to */
+	size_t		  nrunners;
+	int		  has_result;
 };
 
 struct alx_view {
@@ -101,14 +118,16 @@ enum alx_view_evtype {
 	ALX_EV_ITEM,
 	ALX_EV_COMPLETE,
 	ALX_EV_ANNOUNCE,
-	ALX_EV_CLOSED
+	ALX_EV_CLOSED,
+	ALX_EV_REFUSED		/* an item passed over: see `refused` */
 };
 
 struct alx_view_event {
 	int64_t				 cursor;
 	int				 type;
-	struct alx_item			 item;		/* ALX_EV_ITEM */
-	const struct alx_view_member	*member;	/* JOIN, and ITEM's author */
+	struct alx_item			 item;		/* ITEM and REFUSED */
+	const struct alx_view_member	*member;	/* JOIN; ITEM's author */
+	int				 refused;	/* REFUSED: why */
 	uint8_t				 id[ALX_ID_LEN];	/* COMPLETE */
 	struct alx_announce		 announce;	/* ANNOUNCE */
 };
@@ -149,12 +168,19 @@ int	alx_view_seen_decode(struct alx_view_seen *, const char *json,
 /* Add a certificate (a join); *out points into the view. */
 int	alx_view_add_cert(struct alx_view *, const char *json, size_t len,
 	    int64_t cursor, const struct alx_view_member **out);
-/* Verify and accept an item (see the header comment). */
+/*
+ * Verify an item (see the header comment). ALX_OK with *refused = 0: it
+ * is accepted; ALX_OK with *refused set: it was passed over for that
+ * reason (out and *author still describe it); an error: the log is broken
+ * at this item.
+ */
 int	alx_view_add_item(struct alx_view *, const char *json, size_t len,
-	    struct alx_item *out, const struct alx_view_member **author);
+	    struct alx_item *out, const struct alx_view_member **author,
+	    int *refused);
 /*
  * Apply one event of the log ({"cursor","type","data"}). Events must come
  * in cursor order; an event at or before view->cursor is ALX_ERR_REPLAYED.
+ * An item passed over is ALX_OK with ev->type ALX_EV_REFUSED.
  */
 int	alx_view_apply(struct alx_view *, const char *json, size_t len,
 	    struct alx_view_event *ev);

@@ -4,6 +4,9 @@
 # runner cannot claim; a job named for a runner whose slots are all taken
 # is refused with runner_busy, and accepted once its result freed the slot;
 # an expired job is never claimed; job state is readable by its author.
+# Who answers a job: only the runner that claimed it (of those its key was
+# wrapped to) posts its result, once; only its author or the owner cancels
+# it; a job the owner could not read is refused.
 . "${top_srcdir:-.}/tests/relayd/lib.sh"
 need curl
 CLI=$top_builddir/tests/relayd/relay-cli
@@ -14,8 +17,8 @@ mkdir -p "$S"
 start_relay --plain-http
 new_session 3600 execute
 like "$r" '^201 ' "an execute session"
-join alice:owner bob:sender r1:runner r2:runner r3:runner
-like "$r" '^201 ' "owner, sender and three runners joined"
+join alice:owner bob:sender mal:sender r1:runner r2:runner r3:runner
+like "$r" '^201 ' "owner, two senders and three runners joined"
 "$CLI" approve "$S" r1 gpu1 pool
 r=$(call alice PUT "/v1/sessions/$sid/manifest" "$S/manifest.json")
 like "$r" '^200 \{"ver":2,' "the owner approves runner gpu1 (label pool)"
@@ -34,7 +37,7 @@ is "$(echo "$r" | grep -o '"approved":true' | wc -l)" 2 \
     "runners list: two approved"
 like "$r" '"online":true,"busy":0' "online and idle"
 
-JOB_TARGET=label:pool "$CLI" item "$S" bob job
+JOB_TARGET=label:pool JOB_TO="r1 r2" "$CLI" item "$S" bob job
 job=$(cat "$S/item.id")
 r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
 like "$r" '^201 ' "a job for label pool"
@@ -75,9 +78,44 @@ like "$r" '"state":"claimed","claimed_by":"[A-Za-z0-9_-]{22}"' \
 r=$(call r1 GET "/v1/sessions/$sid/jobs" -)
 is "$r" '200 {"jobs":[]}' "a runner does not see others' job state"
 
+# Who may answer or cancel the job. A refused item is not stored, so its
+# author's chain stays where it was (refused NAME KIND...: the item is made
+# and posted, the relay's answer is in $r, NAME's chain is put back).
+refused() {
+	n=$1
+	shift
+	for f in seq prev; do
+		rm -f "$T/$n.$f"
+		[ -f "$S/$n.$f" ] && cp "$S/$n.$f" "$T/$n.$f"
+	done
+	"$CLI" item "$S" "$n" "$@"
+	r=$(call "$n" POST "/v1/sessions/$sid/items" "$S/item.json")
+	for f in seq prev; do
+		rm -f "$S/$n.$f"
+		[ -f "$T/$n.$f" ] && cp "$T/$n.$f" "$S/$n.$f"
+	done
+}
+REPLY_TO=$job refused r$loser result
+like "$r" '^409 \{"error":"already_claimed"' \
+    "a result from the runner that lost the claim: 409 already_claimed"
+REPLY_TO=$job refused r3 progress
+like "$r" '^403 \{"error":"not_allowed"' \
+    "progress from an unapproved runner: 403 not_allowed"
+REPLY_TO=AAAAAAAAAAAAAAAAAAAAAA refused r$winner progress
+like "$r" '^404 \{"error":"not_found"' "progress for no job: 404 not_found"
+REPLY_TO=$job refused mal cancel
+like "$r" '^403 \{"error":"wrong_role","message":"only the job.s author or the owner' \
+    "another sender's cancel of bob's job: 403 wrong_role"
+JOB_TARGET=label:pool JOB_TO="r1 r2" JOB_NO_OWNER=1 refused mal job
+like "$r" '^403 \{"error":"not_recipient"' \
+    "a job whose key is not wrapped to the owner: 403 not_recipient"
+"$CLI" item "$S" mal text
+r=$(call mal POST "/v1/sessions/$sid/items" "$S/item.json")
+like "$r" '^201 ' "mal's next item: none of those was stored"
+
 # A job named for the busy winner is refused; its result frees the slot.
 cp "$S/bob.seq" "$S/bob.prev" "$T/"
-JOB_TARGET=runner:gpu$winner "$CLI" item "$S" bob job
+JOB_TARGET=runner:gpu$winner JOB_TO=r$winner "$CLI" item "$S" bob job
 r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
 like "$r" '^409 \{"error":"runner_busy"' "a named runner with no free slot: 409 runner_busy"
 cp "$T/bob.seq" "$T/bob.prev" "$S/"
@@ -86,6 +124,14 @@ r=$(call r$winner POST "/v1/sessions/$sid/items" "$S/item.json")
 like "$r" '^201 ' "the winner posts its result"
 r=$(call bob GET "/v1/sessions/$sid/jobs/$job" -)
 like "$r" '"state":"done"' "the job is done"
+REPLY_TO=$job refused r$winner result
+like "$r" '^409 \{"error":"exists"' "a second result: 409 exists"
+REPLY_TO=$job "$CLI" item "$S" bob cancel
+r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
+like "$r" '^201 ' "bob cancels his own job"
+REPLY_TO=$job "$CLI" item "$S" alice cancel
+r=$(call alice POST "/v1/sessions/$sid/items" "$S/item.json")
+like "$r" '^201 ' "the owner cancels any job"
 JOB_TARGET=runner:gpu$winner "$CLI" item "$S" bob job
 r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
 like "$r" '^201 ' "the named job is accepted once the slot is free"

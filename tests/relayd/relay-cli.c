@@ -28,8 +28,10 @@
  *						by SIGNER (a participant, or
  *						"owner" for the owner key)
  * create takes MODE "execute" as a third argument; item reads JOB_TARGET
- * ("runner:NAME" or "label:LABEL") and JOB_TTL for kind job, and
- * REPLY_TO (an item id) for any kind.
+ * ("runner:NAME" or "label:LABEL"), JOB_TTL and JOB_TO (the participants
+ * besides the owner its key is wrapped to, by name, space-separated) for
+ * kind job (JOB_NO_OWNER: not to the owner either), and REPLY_TO (an item
+ * id) for any kind.
  * Exit status 0, or 1 with a message on stderr.
  */
 #include "config.h"
@@ -264,6 +266,31 @@ cmd_auth(int argc, char **argv)
 	return 0;
 }
 
+/* Wrap a job's key to each participant named in list (space-separated). */
+static void
+job_wrap_to(struct alx_item *it, const char *list, const uint8_t *ctx,
+    size_t ctxlen, const uint8_t kitem[ALX_KEY_LEN])
+{
+	struct alx_signkey	 sk;
+	struct alx_kxkey	 kx;
+	uint8_t			 fp[ALX_FP_LEN];
+	char			*copy, *name, *save = NULL, fps[ALX_FP_STRLEN + 1];
+	int			 rc;
+
+	if (list == NULL || (copy = strdup(list)) == NULL)
+		return;
+	for (name = strtok_r(copy, " ", &save); name != NULL &&
+	    it->job.nwraps < ALX_MAX_WRAPS; name = strtok_r(NULL, " ", &save)) {
+		participant(name, &sk, &kx);
+		alx_fingerprint(fp, sk.pk, ALX_SIGN_PK_LEN);
+		alx_b64_encode(fps, fp, ALX_FP_LEN);
+		if ((rc = alx_wrap_seal(&it->job.wraps[it->job.nwraps++], fps,
+		    kx.pk, ctx, ctxlen, kitem)) != 0)
+			die("job wrap", rc);
+	}
+	free(copy);
+}
+
 static int
 cmd_item(int argc, char **argv)
 {
@@ -341,13 +368,16 @@ cmd_item(int argc, char **argv)
 		it.job.not_after = it.time + (getenv("JOB_TTL") != NULL ?
 		    strtoll(getenv("JOB_TTL"), NULL, 10) : 600);
 		alx_random(kitem, sizeof(kitem));
-		if ((it.job.wraps = calloc(1, sizeof(*it.job.wraps))) == NULL)
+		if ((it.job.wraps = calloc(ALX_MAX_WRAPS,
+		    sizeof(*it.job.wraps))) == NULL)
 			die("calloc", 0);
-		it.job.nwraps = 1;
 		ctxlen = alx_wrap_ctx_job(ctx, it.sid, it.id);
-		if ((rc = alx_wrap_seal(&it.job.wraps[0], "owner", m.owner_kx,
-		    ctx, ctxlen, kitem)) != 0)
+		/* JOB_NO_OWNER: a job the owner could not read (refused). */
+		if (getenv("JOB_NO_OWNER") == NULL &&
+		    (rc = alx_wrap_seal(&it.job.wraps[it.job.nwraps++], "owner",
+		    m.owner_kx, ctx, ctxlen, kitem)) != 0)
 			die("job wrap", rc);
+		job_wrap_to(&it, getenv("JOB_TO"), ctx, ctxlen, kitem);
 	} else if ((rc = alx_item_key_epoch(sec.epoch_key, it.id,
 	    kitem)) != 0)
 		die("item key", rc);

@@ -16,9 +16,18 @@
  *	craft-job argv-both RUNNER	a shell job with both a command line
  *					and an argv (which one would run?)
  *	craft-job argv-emptyargv RUNNER	a shell job whose argv has no words
+ *	craft-job noowner RUNNER	a job wrapped to its runners and its
+ *					author, not to the owner
+ *	craft-job join -		join the session (as CRAFT_NAME) only
+ *	craft-job cancel JOB		a cancel of JOB (by whoever this is)
+ *	craft-job result JOB		a runner's result for JOB, bound to its
+ *					hash, saying all tests passed
+ *	craft-job badmeta -		a text message, validly signed, whose
+ *					meta is sealed under a key no member has
  *
- * The invite comes from AIRLOX_INVITE, the relay from the invite. Prints
- * the job id (the replayed one for "replay") on stdout.
+ * The invite comes from AIRLOX_INVITE, the relay from the invite, the
+ * display name from CRAFT_NAME ("crafter"). Prints the id of the item
+ * posted (the replayed one for "replay") and what the relay said.
  */
 #include "config.h"
 
@@ -37,17 +46,108 @@ die(const char *what, int r)
 	exit(1);
 }
 
-/* Post one job item with the given id (random when id is NULL). */
+/* POST a signed item; note it in our chain when the relay took it. */
+static int
+craft_send(struct csession *cs, struct alx_item *it)
+{
+	struct http_resp	 resp;
+	char			 path[128];
+	int			 r;
+
+	if ((r = alx_item_sign(it, &cs->me.sk)) != 0)
+		die("sign", r);
+	csess_path(cs, path, sizeof(path), "/items");
+	r = http_request(&cs->http, "POST", path, it->obj.raw, it->obj.raw_len,
+	    NULL, 1, 4096, &resp);
+	http_resp_free(&resp);
+	if (r == 0)
+		alx_view_note_own(&cs->view, it);
+	return r;
+}
+
+/*
+ * A member-readable item of `kind` answering `reply_to` (or NULL); its
+ * meta sealed under the item's key, or (badkey) under a random key while
+ * the envelope commits to the right one: every reader finds the key it
+ * derives is the one committed to, and the meta does not open under it.
+ */
+static int
+craft_item(struct csession *cs, const char *kind, const uint8_t *reply_to,
+    const char *meta, int badkey, uint8_t out_id[ALX_ID_LEN])
+{
+	struct alx_item	 it;
+	uint8_t		 k[ALX_KEY_LEN];
+	int		 r;
+
+	if ((r = alx_view_item_begin(&cs->view, &it, kind,
+	    http_now(&cs->http))) != 0)
+		die("item", r);
+	if (reply_to != NULL) {
+		it.has_reply_to = 1;
+		memcpy(it.reply_to, reply_to, ALX_ID_LEN);
+	}
+	/* A runner the job was not sealed to has no key to answer it with. */
+	if ((r = alx_view_item_key(&cs->view, &it, k)) == ALX_ERR_NOT_RECIPIENT)
+		alx_random(k, sizeof(k));
+	else if (r != 0)
+		die("key", r);
+	if (badkey) {
+		uint8_t	bad[ALX_KEY_LEN];
+
+		alx_random(bad, sizeof(bad));
+		if ((r = alx_item_seal_meta(&it, bad, meta, strlen(meta))) !=
+		    0 || (r = alx_item_commit(k, it.kc)) != 0)
+			die("seal", r);
+	} else if ((r = alx_item_seal_meta(&it, k, meta, strlen(meta))) != 0)
+		die("seal", r);
+	r = craft_send(cs, &it);
+	memcpy(out_id, it.id, ALX_ID_LEN);
+	alx_item_free(&it);
+	return r;
+}
+
+/* A result for job id, signed by this (runner) participant. */
+static int
+craft_result(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+    uint8_t out_id[ALX_ID_LEN])
+{
+	const struct alx_view_job	*vj;
+	struct alx_resultmeta		 rm;
+	char				*meta = NULL;
+	size_t				 len;
+	int				 r;
+
+	if ((vj = alx_view_job(&cs->view, id)) == NULL)
+		die("no such job in the log", ALX_ERR_NOT_FOUND);
+	memset(&rm, 0, sizeof(rm));
+	memcpy(rm.job, id, ALX_ID_LEN);
+	memcpy(rm.job_hash, vj->hash, ALX_HASH_LEN);
+	rm.status = ALX_JOB_COMPLETED;
+	rm.has_exit = 1;
+	rm.out = "all 312 tests passed\n";
+	rm.err = "";
+	rm.peak_memory = -1;
+	if ((r = alx_resultmeta_encode(&rm, &meta, &len)) != 0)
+		die("result", r);
+	r = craft_item(cs, "result", id, meta, 0, out_id);
+	free(meta);
+	return r;
+}
+
+/*
+ * Post one job item with the given id (random when id is NULL), wrapped
+ * to the owner (unless noowner), its author and every runner.
+ */
 static int
 craft_post(struct csession *cs, const char *runner, const char *meta,
-    int64_t not_after, const uint8_t *id, uint8_t out_id[ALX_ID_LEN])
+    int64_t not_after, const uint8_t *id, uint8_t out_id[ALX_ID_LEN],
+    int noowner)
 {
 	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
 	const struct alx_view_member	*mem;
 	struct alx_item			 it;
-	struct http_resp		 resp;
 	uint8_t				 kitem[ALX_KEY_LEN], ctx[64];
-	char				 path[128], fps[ALX_FP_STRLEN + 1];
+	char				 fps[ALX_FP_STRLEN + 1];
 	size_t				 i, n;
 	int				 r;
 
@@ -62,25 +162,21 @@ craft_post(struct csession *cs, const char *runner, const char *meta,
 	alx_random(kitem, sizeof(kitem));
 	it.job.wraps = calloc(ALX_MAX_WRAPS, sizeof(*it.job.wraps));
 	n = alx_wrap_ctx_job(ctx, it.sid, it.id);
-	alx_wrap_seal(&it.job.wraps[it.job.nwraps++], "owner", m->owner_kx,
-	    ctx, n, kitem);
+	if (!noowner)
+		alx_wrap_seal(&it.job.wraps[it.job.nwraps++], "owner",
+		    m->owner_kx, ctx, n, kitem);
 	for (i = 0; i < cs->view.nmembers; i++) {
 		mem = &cs->view.members[i];
-		if (mem->cert.role != ALX_ROLE_RUNNER)
+		if (mem->cert.role != ALX_ROLE_RUNNER &&
+		    !alx_ct_eq(mem->cert.fp, cs->view.me_fp, ALX_FP_LEN))
 			continue;
 		alx_b64_encode(fps, mem->cert.fp, ALX_FP_LEN);
 		alx_wrap_seal(&it.job.wraps[it.job.nwraps++], fps, mem->cert.kx,
 		    ctx, n, kitem);
 	}
-	if ((r = alx_item_seal_meta(&it, kitem, meta, strlen(meta))) != 0 ||
-	    (r = alx_item_sign(&it, &cs->me.sk)) != 0)
+	if ((r = alx_item_seal_meta(&it, kitem, meta, strlen(meta))) != 0)
 		die("seal", r);
-	csess_path(cs, path, sizeof(path), "/items");
-	r = http_request(&cs->http, "POST", path, it.obj.raw, it.obj.raw_len,
-	    NULL, 1, 4096, &resp);
-	http_resp_free(&resp);
-	if (r == 0)
-		alx_view_note_own(&cs->view, &it);
+	r = craft_send(cs, &it);
 	memcpy(out_id, it.id, ALX_ID_LEN);
 	alx_item_free(&it);
 	return r;
@@ -91,58 +187,77 @@ main(int argc, char **argv)
 {
 	static struct client_ctx	 ctx;
 	struct csession			 cs;
-	uint8_t				 id[ALX_ID_LEN];
+	uint8_t				 id[ALX_ID_LEN], job[ALX_ID_LEN];
 	char				 idtxt[ALX_FP_STRLEN + 1];
 	const char			*shell =
 	    "{\"v\":1,\"kind\":\"shell\",\"cmd\":\"echo ran\",\"cwd\":\"\"}";
+	const char			*mode, *arg;
 	int64_t				 now;
 	int				 r;
 
 	if (argc != 3)
 		return 2;
+	mode = argv[1];
+	arg = argv[2];
 	alx_crypto_init();
 	out_init(0);
 	ctx.invite = getenv("AIRLOX_INVITE");
-	ctx.name = "crafter";
+	ctx.name = getenv("CRAFT_NAME") != NULL ? getenv("CRAFT_NAME") :
+	    "crafter";
 	ctx.kind = ALX_PKIND_AGENT;
 	if (ctx.invite == NULL)
 		return 2;
 	if ((r = csess_open(&cs, &ctx, CS_JOIN)) != 0 ||
 	    (r = csess_replay(&cs, NULL, NULL)) != 0)
 		die("session", r);
+	if ((strcmp(mode, "cancel") == 0 || strcmp(mode, "result") == 0) &&
+	    alx_b64_decode_exact(job, ALX_ID_LEN, arg, strlen(arg)) != 0)
+		return 2;
 	now = http_now(&cs.http);
-	if (strcmp(argv[1], "expired") == 0)
-		r = craft_post(&cs, argv[2], shell, now - 60, NULL, id);
-	else if (strcmp(argv[1], "limits") == 0)
-		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"shell\","
+	memset(id, 0, sizeof(id));
+	if (strcmp(mode, "expired") == 0)
+		r = craft_post(&cs, arg, shell, now - 60, NULL, id, 0);
+	else if (strcmp(mode, "limits") == 0)
+		r = craft_post(&cs, arg, "{\"v\":1,\"kind\":\"shell\","
 		    "\"cmd\":\"echo ran\",\"cwd\":\"\",\"limits\":"
-		    "{\"timeout_s\":999999}}", now + 600, NULL, id);
-	else if (strcmp(argv[1], "plain") == 0)
-		r = craft_post(&cs, argv[2], shell, now + 600, NULL, id);
-	else if (strcmp(argv[1], "lines") == 0)
-		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"shell\","
+		    "{\"timeout_s\":999999}}", now + 600, NULL, id, 0);
+	else if (strcmp(mode, "plain") == 0)
+		r = craft_post(&cs, arg, shell, now + 600, NULL, id, 0);
+	else if (strcmp(mode, "noowner") == 0)
+		r = craft_post(&cs, arg, shell, now + 600, NULL, id, 1);
+	else if (strcmp(mode, "lines") == 0)
+		r = craft_post(&cs, arg, "{\"v\":1,\"kind\":\"shell\","
 		    "\"cmd\":\"echo ran\",\"cwd\":\"\",\"note\":\r\n"
 		    "{\"event\":\"item\",\"kind\":\"text\",\"text\":\"forged\"}"
-		    "\n}", now + 600, NULL, id);
-	else if (strcmp(argv[1], "argv-both") == 0)
-		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"shell\","
+		    "\n}", now + 600, NULL, id, 0);
+	else if (strcmp(mode, "argv-both") == 0)
+		r = craft_post(&cs, arg, "{\"v\":1,\"kind\":\"shell\","
 		    "\"cmd\":\"echo ran\",\"argv\":[\"echo\",\"ran\"],"
-		    "\"cwd\":\"\"}", now + 600, NULL, id);
-	else if (strcmp(argv[1], "argv-emptyargv") == 0)
-		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"shell\","
-		    "\"argv\":[],\"cwd\":\"\"}", now + 600, NULL, id);
-	else if (strcmp(argv[1], "kind") == 0)
-		r = craft_post(&cs, argv[2], "{\"v\":1,\"kind\":\"python\","
+		    "\"cwd\":\"\"}", now + 600, NULL, id, 0);
+	else if (strcmp(mode, "argv-emptyargv") == 0)
+		r = craft_post(&cs, arg, "{\"v\":1,\"kind\":\"shell\","
+		    "\"argv\":[],\"cwd\":\"\"}", now + 600, NULL, id, 0);
+	else if (strcmp(mode, "kind") == 0)
+		r = craft_post(&cs, arg, "{\"v\":1,\"kind\":\"python\","
 		    "\"file\":{\"name\":\"x.py\"},\"cwd\":\"\"}", now + 600, NULL,
-		    id);
-	else if (strcmp(argv[1], "replay") == 0) {
-		if ((r = craft_post(&cs, argv[2], shell, now + 600, NULL,
-		    id)) == 0)
-			r = craft_post(&cs, argv[2], shell, now + 600, id, id);
-	} else
+		    id, 0);
+	else if (strcmp(mode, "replay") == 0) {
+		if ((r = craft_post(&cs, arg, shell, now + 600, NULL, id,
+		    0)) == 0)
+			r = craft_post(&cs, arg, shell, now + 600, id, id, 0);
+	} else if (strcmp(mode, "join") == 0)
+		r = 0;
+	else if (strcmp(mode, "cancel") == 0)
+		r = craft_item(&cs, "cancel", job, "{\"v\":1}", 0, id);
+	else if (strcmp(mode, "result") == 0)
+		r = craft_result(&cs, job, id);
+	else if (strcmp(mode, "badmeta") == 0)
+		r = craft_item(&cs, "text", NULL, "{\"v\":1,\"text\":\"sealed "
+		    "under a key nobody has\"}", 1, id);
+	else
 		return 2;
 	alx_b64_encode(idtxt, id, ALX_ID_LEN);
-	/* The job id, and what the relay said of the (last) post. */
+	/* The item's id, and what the relay said of the (last) post. */
 	printf("%s %s\n", idtxt, r == 0 ? "posted" : alx_errname(r));
 	csess_close(&cs);
 	return 0;

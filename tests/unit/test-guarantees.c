@@ -1776,7 +1776,7 @@ view_of(struct alx_view *v, const struct world *w, int i,
 	struct alx_item			 got;
 	const struct alx_view_member	*au;
 	size_t				 k;
-	int				 p;
+	int				 p, refused;
 
 	memset(&inv, 0, sizeof(inv));
 	inv.https = 1;
@@ -1797,7 +1797,8 @@ view_of(struct alx_view *v, const struct world *w, int i,
 			abort();
 	for (k = 0; k < nitems; k++) {
 		if (alx_view_add_item(v, items[k]->obj.raw,
-		    items[k]->obj.raw_len, &got, &au) != ALX_OK)
+		    items[k]->obj.raw_len, &got, &au, &refused) != ALX_OK ||
+		    refused != ALX_OK)
 			abort();
 		alx_item_free(&got);
 	}
@@ -1909,6 +1910,285 @@ g13_reply_readers(struct world *w)
 	alx_item_free(&job);
 }
 
+/*
+ * 14. No participant can read or wreck another's work: an item a member
+ * had no right to post (a cancel of another's job, a result from a runner
+ * the job was not given to, a job the owner cannot read, a second result)
+ * is passed over by every reader, which names its author and reads on; it
+ * never stops the log. The relay checks the same rules
+ * (alx_item_check_rules()) before it stores an item.
+ */
+struct g14 {
+	struct world		*w;
+	struct alx_view		 v;		/* the observer's */
+	int64_t			 cursor;
+	int64_t			 seq[P_N];
+	uint8_t			 prev[P_N][ALX_HASH_LEN];
+	int			 refused;	/* of the last event */
+};
+
+/* Apply one event; the view's answer (refused: ev.refused or 0). */
+static int
+g14_apply(struct g14 *g, const char *type, const char *data)
+{
+	struct alx_view_event	 ev;
+	char			*e;
+	size_t			 n = strlen(data) + 96;
+	int			 r;
+
+	if ((e = malloc(n)) == NULL)
+		abort();
+	snprintf(e, n, "{\"cursor\":%lld,\"type\":\"%s\",\"data\":%s}",
+	    (long long)++g->cursor, type, data);
+	r = alx_view_apply(&g->v, e, strlen(e), &ev);
+	g->refused = r == ALX_OK && ev.type == ALX_EV_REFUSED ? ev.refused : 0;
+	if (r == ALX_OK && ev.type != ALX_EV_REFUSED &&
+	    ev.type != ALX_EV_ITEM && strcmp(type, "item") == 0)
+		r = ALX_ERR_INVALID;
+	alx_view_event_free(&ev);
+	free(e);
+	return r;
+}
+
+/* The next item of author `who`: the view's answer to it. */
+static int
+g14_post(struct g14 *g, int who, struct alx_item *it)
+{
+	int	r;
+
+	if (alx_item_sign(it, &g->w->p[who].sk) != ALX_OK)
+		abort();
+	g->seq[who] = it->seq;
+	memcpy(g->prev[who], it->hash, ALX_HASH_LEN);
+	r = g14_apply(g, "item", it->obj.raw);
+	alx_item_free(it);
+	return r;
+}
+
+/* A member-readable item of `kind` by `who`, answering `reply_to`. */
+static void
+g14_item(struct g14 *g, struct alx_item *it, int who, const char *kind,
+    const uint8_t *reply_to)
+{
+	uint8_t	k[ALX_KEY_LEN];
+
+	item_init(it, &g->w->m2, &g->w->p[who], kind, g->seq[who] + 1,
+	    g->seq[who] > 0 ? g->prev[who] : NULL);
+	if (reply_to != NULL) {
+		it->has_reply_to = 1;
+		memcpy(it->reply_to, reply_to, ALX_ID_LEN);
+	}
+	alx_item_key_epoch(g->w->sec.epoch_key, it->id, k);
+	alx_item_seal_meta(it, k, "{\"v\":1}", 7);
+	alx_wipe(k, sizeof(k));
+}
+
+/* A job by `who` wrapped to the listed readers ("owner", parties). */
+static void
+g14_job(struct g14 *g, struct alx_item *it, int who, int owner,
+    const int *to, size_t nto, const char *role_to, uint8_t id[ALX_ID_LEN])
+{
+	const struct world	*w = g->w;
+	uint8_t			 k[ALX_KEY_LEN], ctx[64];
+	size_t			 n, i;
+
+	item_init(it, &w->m2, &w->p[who], "job", g->seq[who] + 1,
+	    g->seq[who] > 0 ? g->prev[who] : NULL);
+	it->has_job = 1;
+	snprintf(it->job.name, sizeof(it->job.name), "gpu");
+	it->job.is_label = 1;
+	it->job.not_after = 1700003600;
+	it->job.wraps = calloc(nto + 2, sizeof(struct alx_wrap));
+	alx_random(k, sizeof(k));
+	n = alx_wrap_ctx_job(ctx, it->sid, it->id);
+	if (owner)
+		alx_wrap_seal(&it->job.wraps[it->job.nwraps++], "owner",
+		    w->m2.owner_kx, ctx, n, k);
+	for (i = 0; i < nto; i++)
+		alx_wrap_seal(&it->job.wraps[it->job.nwraps++],
+		    w->p[to[i]].fps, w->p[to[i]].kx.pk, ctx, n, k);
+	if (role_to != NULL)
+		alx_wrap_seal(&it->job.wraps[it->job.nwraps++], role_to,
+		    w->p[P_OBS].kx.pk, ctx, n, k);
+	alx_item_seal_meta(it, k, "{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\"}",
+	    34);
+	alx_wipe(k, sizeof(k));
+	memcpy(id, it->id, ALX_ID_LEN);
+}
+
+static void
+g14_participants(struct world *w)
+{
+	static const int	 snd_run[] = { P_SND, P_RUN };
+	static const int	 snd_only[] = { P_SND };
+	struct alx_invite	 inv;
+	struct alx_signkey	 sk;
+	struct alx_kxkey	 kx;
+	struct alx_item		 it;
+	struct alx_cert		 c;
+	struct g14		 g;
+	const struct alx_view_member *mem;
+	uint8_t			 job[ALX_ID_LEN], job2[ALX_ID_LEN];
+	uint8_t			 nojob[ALX_ID_LEN];
+	int			 i, bad = 0;
+
+	tap_diag("guarantee 14: no participant can stop another's reader");
+	memset(&g, 0, sizeof(g));
+	g.w = w;
+	memset(&inv, 0, sizeof(inv));
+	memcpy(inv.sid, w->m1.sid, ALX_SID_LEN);
+	inv.role = ALX_ROLE_OBSERVER;
+	memcpy(inv.seed, w->sec.seed[ALX_ROLE_OBSERVER], ALX_SEED_LEN);
+	alx_view_init(&g.v, &inv);
+	alx_sign_keygen(&sk);
+	alx_kx_keygen(&kx);
+	alx_view_set_me(&g.v, &sk, &kx);
+	if (g14_apply(&g, "manifest", w->m1.obj.raw) != ALX_OK ||
+	    g14_apply(&g, "manifest", w->m2.obj.raw) != ALX_OK)
+		bad++;
+	for (i = 0; i < P_N; i++)
+		if (g14_apply(&g, "join", w->p[i].cert.obj.raw) != ALX_OK)
+			bad++;
+	is_int(bad, 0, "the observer's view holds the session and members");
+
+	/* A sender's job for the label, wrapped to the owner, it, gpu-box. */
+	g14_job(&g, &it, P_SND, 1, snd_run, 2, NULL, job);
+	is_int(g14_post(&g, P_SND, &it), ALX_OK, "a sender's job");
+	is_int(g.refused, 0, "is accepted");
+
+	/* Cancels. */
+	g14_item(&g, &it, P_SND2, "cancel", job);
+	is_int(g14_post(&g, P_SND2, &it), ALX_OK,
+	    "another sender's cancel of the job does not stop the reader");
+	is_int(g.refused, ALX_ERR_WRONG_ROLE, "it is passed over: wrong_role");
+	g14_item(&g, &it, P_SND2, "text", NULL);
+	is_int(g14_post(&g, P_SND2, &it), ALX_OK,
+	    "that sender's next item (its chain went on)");
+	is_int(g.refused, 0, "is accepted");
+	g14_item(&g, &it, P_SND, "cancel", job);
+	g14_post(&g, P_SND, &it);
+	is_int(g.refused, 0, "the job's author cancels it");
+	g14_item(&g, &it, P_OWN, "cancel", job);
+	g14_post(&g, P_OWN, &it);
+	is_int(g.refused, 0, "the owner cancels it");
+	alx_random(nojob, sizeof(nojob));
+	g14_item(&g, &it, P_SND, "cancel", nojob);
+	g14_post(&g, P_SND, &it);
+	is_int(g.refused, ALX_ERR_NOT_FOUND, "a cancel of no job: not_found");
+	g14_item(&g, &it, P_SND, "cancel", NULL);
+	g14_post(&g, P_SND, &it);
+	is_int(g.refused, ALX_ERR_MISSING, "a cancel of nothing: "
+	    "missing_field");
+
+	/* Answers: only from an approved runner the job was wrapped to. */
+	g14_item(&g, &it, P_RUN2, "progress", job);
+	is_int(g14_post(&g, P_RUN2, &it), ALX_OK,
+	    "an unapproved runner's progress does not stop the reader");
+	is_int(g.refused, ALX_ERR_NOT_ALLOWED, "it is passed over: "
+	    "not_allowed");
+	g14_item(&g, &it, P_RUN, "progress", nojob);
+	g14_post(&g, P_RUN, &it);
+	is_int(g.refused, ALX_ERR_NOT_FOUND,
+	    "progress for no job: passed over (not_found)");
+	g14_job(&g, &it, P_SND, 1, snd_only, 1, NULL, job2);
+	g14_post(&g, P_SND, &it);
+	is_int(g.refused, 0, "a job for the label wrapped to no runner yet "
+	    "(its sender's view was older than the approval)");
+	g14_item(&g, &it, P_RUN, "result", job2);
+	is_int(g14_post(&g, P_RUN, &it), ALX_OK,
+	    "an approved runner that could not open it signs a result");
+	is_int(g.refused, ALX_ERR_NOT_RECIPIENT,
+	    "the result does not count: not_recipient");
+	g14_item(&g, &it, P_RUN, "report", job2);
+	g14_post(&g, P_RUN, &it);
+	is_int(g.refused, ALX_ERR_NOT_RECIPIENT, "nor a report about it");
+	g14_item(&g, &it, P_RUN, "report", NULL);
+	g14_post(&g, P_RUN, &it);
+	is_int(g.refused, 0, "a report about no job (verify) is accepted");
+	ok(alx_view_job(&g.v, job2) != NULL && !alx_view_job(&g.v,
+	    job2)->has_result, "the job still waits for its result");
+	g14_item(&g, &it, P_RUN, "progress", job);
+	g14_post(&g, P_RUN, &it);
+	is_int(g.refused, 0, "progress from the runner the job went to");
+	g14_item(&g, &it, P_RUN, "result", job);
+	g14_post(&g, P_RUN, &it);
+	is_int(g.refused, 0, "its result");
+	ok(alx_view_job(&g.v, job)->has_result, "is the job's result");
+	g14_item(&g, &it, P_RUN, "result", job);
+	g14_post(&g, P_RUN, &it);
+	is_int(g.refused, ALX_ERR_EXISTS, "a second result: passed over "
+	    "(exists)");
+
+	/* Jobs the owner cannot read, or wrapped to a role. */
+	g14_job(&g, &it, P_SND, 0, snd_run, 2, NULL, job2);
+	g14_post(&g, P_SND, &it);
+	is_int(g.refused, ALX_ERR_NOT_RECIPIENT,
+	    "a job not wrapped to the owner: passed over (not_recipient)");
+	ok(alx_view_job(&g.v, job2) == NULL, "and not taken as a job");
+	g14_job(&g, &it, P_SND, 1, snd_run, 2, "observer", job2);
+	g14_post(&g, P_SND, &it);
+	is_int(g.refused, ALX_ERR_NOT_ALLOWED,
+	    "a job wrapped to the observer role: passed over (not_allowed)");
+
+	/* An observer's text (a relay that does not check roles). */
+	g14_item(&g, &it, P_OBS, "text", NULL);
+	g14_post(&g, P_OBS, &it);
+	is_int(g.refused, ALX_ERR_WRONG_ROLE, "an observer's text: passed "
+	    "over (wrong_role)");
+	g14_item(&g, &it, P_SND, "no-such-kind", NULL);
+	g14_post(&g, P_SND, &it);
+	is_int(g.refused, ALX_ERR_NOT_ALLOWED,
+	    "a kind this reader does not know: passed over");
+
+	/* After all of them, the log still reads. */
+	g14_item(&g, &it, P_SND2, "text", NULL);
+	is_int(g14_post(&g, P_SND2, &it), ALX_OK, "the reader reads on");
+	is_int(g.refused, 0, "and accepts what follows");
+	is_int(g.v.cursor, g.cursor, "to the end of the log");
+	mem = alx_view_member_by_fp(&g.v, w->p[P_SND2].cert.fp);
+	ok(mem != NULL && mem->last_seq == g.seq[P_SND2],
+	    "every author's chain went on through its passed-over items");
+	/* What breaks the log itself still stops it: the relay's doing. */
+	g14_item(&g, &it, P_SND, "text", NULL);
+	it.seq++;
+	is_int(g14_post(&g, P_SND, &it), ALX_ERR_ORDER,
+	    "an item out of its author's chain stops the reader (bad_order)");
+
+	/* The same rules, as the relay applies them with its records. */
+	{
+		struct alx_jobref	ref;
+		struct alx_item		r;
+
+		memset(&ref, 0, sizeof(ref));
+		memcpy(ref.author, w->p[P_SND].cert.fp, ALX_FP_LEN);
+		ref.is_label = 1;
+		ref.runners = (const uint8_t (*)[ALX_FP_LEN])w->p[P_RUN].cert.fp;
+		ref.nrunners = 1;
+		ref.claims_known = 1;
+		item_init(&r, &w->m2, &w->p[P_RUN], "result", 1, NULL);
+		r.has_reply_to = 1;
+		is_int(alx_item_check_rules(&w->m2, &w->p[P_RUN].cert, &r, &ref),
+		    ALX_ERR_NOT_RECIPIENT, "relay: a label job's result before "
+		    "any claim is refused");
+		ref.claimed = 1;
+		memcpy(ref.claimed_by, w->p[P_SND].cert.fp, ALX_FP_LEN);
+		is_int(alx_item_check_rules(&w->m2, &w->p[P_RUN].cert, &r, &ref),
+		    ALX_ERR_CLAIMED, "relay: from a recipient that did not "
+		    "claim it: already_claimed");
+		memcpy(ref.claimed_by, w->p[P_RUN].cert.fp, ALX_FP_LEN);
+		is_int(alx_item_check_rules(&w->m2, &w->p[P_RUN].cert, &r, &ref),
+		    ALX_OK, "relay: from the claimant: accepted");
+		ref.has_result = 1;
+		is_int(alx_item_check_rules(&w->m2, &w->p[P_RUN].cert, &r, &ref),
+		    ALX_ERR_EXISTS, "relay: a second result: exists");
+		alx_item_free(&r);
+	}
+	(void)c;
+	alx_sign_wipe(&sk);
+	alx_kx_wipe(&kx);
+	alx_view_free(&g.v);
+}
+
 int
 main(void)
 {
@@ -1934,6 +2214,7 @@ main(void)
 	g11_vocabulary();
 	g12_key_commitment(&w);
 	g13_reply_readers(&w);
+	g14_participants(&w);
 	world_free(&w);
 	return tap_done();
 }

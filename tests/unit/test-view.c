@@ -93,6 +93,9 @@ post_text(struct who *w, const char *text, const uint8_t *reply_to)
 	return raw;
 }
 
+/* Items passed over by the last replay(): how many, and the last reason. */
+static int	npassed, passed_why;
+
 /* Apply every event of the log; the error of the first refusal, or 0. */
 static int
 replay(struct alx_view *v, struct log *l, size_t from, size_t *failed_at)
@@ -101,8 +104,13 @@ replay(struct alx_view *v, struct log *l, size_t from, size_t *failed_at)
 	size_t			i;
 	int			r;
 
+	npassed = passed_why = 0;
 	for (i = from; i < l->n; i++) {
 		r = alx_view_apply(v, l->ev[i], strlen(l->ev[i]), &ev);
+		if (r == ALX_OK && ev.type == ALX_EV_REFUSED) {
+			npassed++;
+			passed_why = ev.refused;
+		}
 		alx_view_event_free(&ev);
 		if (r != ALX_OK) {
 			if (failed_at != NULL)
@@ -251,9 +259,13 @@ main(void)
 	alx_view_free(&v);
 	free(tmp);
 
-	/* An observer's item: the relay should have refused it; so do we. */
+	/*
+	 * An observer's item: the relay should have refused it; so do we,
+	 * but its author signed it in its chain, so the reader passes over
+	 * it and reads on (the observer's next item too, in its chain).
+	 */
 	{
-		char *o;
+		char *o, *o2;
 		alx_view_apply(&obs.v, l.ev[1], strlen(l.ev[1]), &ev);
 		alx_view_event_free(&ev);
 		alx_view_apply(&obs.v, l.ev[2], strlen(l.ev[2]), &ev);
@@ -261,14 +273,37 @@ main(void)
 		alx_view_apply(&obs.v, l.ev[3], strlen(l.ev[3]), &ev);
 		alx_view_event_free(&ev);
 		o = post_text(&obs, "sneaky", NULL);
+		o2 = post_text(&obs, "sneaky again", NULL);
 		bad.n = 4;
 		free(bad.ev[4]);
 		log_add(&bad, "item", o);
+		log_add(&bad, "item", t1);
+		log_add(&bad, "item", o2);
+		log_add(&bad, "item", t2);
 		fresh_view(&v, &snd);
-		is_int(replay(&v, &bad, 0, NULL), ALX_ERR_WRONG_ROLE,
-		    "observer's text: wrong_role");
+		is_int(replay(&v, &bad, 0, NULL), ALX_OK,
+		    "observer's texts do not stop the reader");
+		is_int(npassed, 2, "both are passed over");
+		is_int(passed_why, ALX_ERR_WRONG_ROLE, "as wrong_role");
+		is_int(v.cursor, (int64_t)bad.n, "the reader read to the end");
+		{
+			const struct alx_view_member *mem;
+			alx_view_members_by_name(&v, "coder", &mem);
+			ok(mem != NULL && mem->last_seq == 2,
+			    "the sender's items after them are accepted");
+		}
 		alx_view_free(&v);
+		/* The second without the first: the relay dropped one. */
+		while (bad.n > 4)
+			free(bad.ev[--bad.n]);
+		log_add(&bad, "item", o2);
+		fresh_view(&v, &snd);
+		is_int(replay(&v, &bad, 0, NULL), ALX_ERR_ORDER,
+		    "an item out of its author's chain still stops the reader");
+		alx_view_free(&v);
+		free(bad.ev[--bad.n]);
 		free(o);
+		free(o2);
 	}
 
 	/* Revocation: after v2 revokes the sender, its items are refused. */
