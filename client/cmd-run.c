@@ -21,8 +21,9 @@
 #include "client-tree.h"
 
 static const struct cmd_opt cmd_run_opts[] = {
-	{ "on", "NAME|pool/LABEL", 0, "the runner, or any runner with LABEL "
-	    "(default: the session's only approved runner)" },
+	{ "on", "NAME|pool/LABEL", 0, "the runner the owner approved as NAME, "
+	    "or any runner it approved with LABEL (default: the session's "
+	    "only approved runner)" },
 	{ "shell", "FILE", 0, "send the shell script FILE as the command" },
 	{ "timeout", "DURATION", 0, "give up waiting for the result after "
 	    "this long (default 2h)" },

@@ -6,7 +6,9 @@
 # an expired job is never claimed; job state is readable by its author.
 # Who answers a job: only the runner that claimed it (of those its key was
 # wrapped to) posts its result, once; only its author or the owner cancels
-# it; a job the owner could not read is refused.
+# it; a job the owner could not read is refused. In a session without
+# approval, a runner serves the name and labels it announced, never its
+# display name.
 . "${top_srcdir:-.}/tests/relayd/lib.sh"
 need curl
 CLI=$top_builddir/tests/relayd/relay-cli
@@ -152,6 +154,42 @@ like "$r" '^410 \{"error":"expired"' "a claim after not_after: 410 expired"
 r=$(call r$loser POST "/v1/sessions/$sid/jobs/AAAAAAAAAAAAAAAAAAAAAA/claim" \
     "$T/claim5")
 like "$r" '^(400|404) ' "a claim for another job id than the path: refused"
+# A session whose runners need no approval: each serves what it announced.
+S=$T/s2
+mkdir -p "$S"
+NO_APPROVE=1 new_session 3600 execute
+like "$r" '^201 ' "an execute session without approval"
+join alice:owner bob:sender gpu:runner cpu:runner
+like "$r" '^201 ' "a sender and two runners, one of them displayed as gpu"
+"$CLI" announce "$S" gpu box1 cpu 1 >"$T/a1"
+r=$(call gpu POST "/v1/sessions/$sid/runners" "$T/a1")
+like "$r" '^200 ' "the runner displayed as gpu announces name box1, label cpu"
+"$CLI" announce "$S" cpu box2 gpu 1 >"$T/a2"
+r=$(call cpu POST "/v1/sessions/$sid/runners" "$T/a2")
+like "$r" '^200 ' "the other announces name box2, label gpu"
+JOB_TARGET=label:gpu JOB_TO="cpu" "$CLI" item "$S" bob job
+lj=$(cat "$S/item.id")
+r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
+like "$r" '^201 ' "a job for label gpu"
+"$CLI" claim "$S" gpu "$lj" >"$T/c1"
+r=$(call gpu POST "/v1/sessions/$sid/jobs/$lj/claim" "$T/c1")
+like "$r" '^403 ' "the runner that only calls itself gpu cannot claim it"
+"$CLI" claim "$S" cpu "$lj" >"$T/c2"
+r=$(call cpu POST "/v1/sessions/$sid/jobs/$lj/claim" "$T/c2")
+like "$r" '^200 ' "the runner that announced label gpu claims it"
+JOB_TARGET=runner:gpu JOB_TO="gpu" "$CLI" item "$S" bob job
+nj=$(cat "$S/item.id")
+r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
+"$CLI" claim "$S" gpu "$nj" >"$T/c3"
+r=$(call gpu POST "/v1/sessions/$sid/jobs/$nj/claim" "$T/c3")
+like "$r" '^403 ' "a job named gpu is not for the runner displayed as gpu"
+JOB_TARGET=runner:box1 JOB_TO="gpu" "$CLI" item "$S" bob job
+nj=$(cat "$S/item.id")
+r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
+"$CLI" claim "$S" gpu "$nj" >"$T/c4"
+r=$(call gpu POST "/v1/sessions/$sid/jobs/$nj/claim" "$T/c4")
+like "$r" '^200 ' "a job named box1 is, by its announcement"
+
 stop_relay TERM
 is "$RELAY_STATUS" 0 "SIGTERM: exit status 0"
 done_testing

@@ -27,7 +27,8 @@
  *						key commitment kept), re-signed
  *						by SIGNER (a participant, or
  *						"owner" for the owner key)
- * create takes MODE "execute" as a third argument; item reads JOB_TARGET
+ * create takes MODE "execute" as a third argument (NO_APPROVE in the
+ * environment: a session whose runners need no approval); item reads JOB_TARGET
  * ("runner:NAME" or "label:LABEL"), JOB_TTL and JOB_TO (the participants
  * besides the owner its key is wrapped to, by name, space-separated) for
  * kind job (JOB_NO_OWNER: not to the owner either), and REPLY_TO (an item
@@ -172,7 +173,8 @@ cmd_create(int argc, char **argv)
 	memset(&priv, 0, sizeof(priv));
 	p.mode = argc > 1 && strcmp(argv[1], "execute") == 0 ?
 	    ALX_MODE_EXECUTE : ALX_MODE_CHAT;
-	p.approve = p.mode == ALX_MODE_EXECUTE;
+	/* NO_APPROVE: every runner counts as approved (a binding may do so). */
+	p.approve = p.mode == ALX_MODE_EXECUTE && getenv("NO_APPROVE") == NULL;
 	p.now = (int64_t)time(NULL);
 	p.expires = argc > 0 ? (strtoll(argv[0], NULL, 10) == 0 ? 0 :
 	    p.now + strtoll(argv[0], NULL, 10)) : p.now + 3600;

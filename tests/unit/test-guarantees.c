@@ -2016,6 +2016,83 @@ g14_job(struct g14 *g, struct alx_item *it, int who, int owner,
 	memcpy(id, it->id, ALX_ID_LEN);
 }
 
+/*
+ * Which runners a job's target names (the key is wrapped to them, they
+ * claim it): with approval, the name and labels the owner approved; without,
+ * the runner's own signed announcement, which the view keeps; never a
+ * display name, which anyone picks.
+ */
+static void
+g14_targets(struct world *w, struct g14 *g)
+{
+	static const char *const labels[] = { "cpu" };
+	struct alx_session_params	 sp;
+	struct alx_session_secrets	 sec;
+	struct alx_manifest		 open;
+	struct alx_announce		 a;
+	const struct alx_view_member	*mem;
+	const uint8_t			*run = w->p[P_RUN].cert.fp;
+	const uint8_t			*run2 = w->p[P_RUN2].cert.fp;
+
+	ok(alx_runner_serves(&w->m2, run, NULL, 1, "gpu") &&
+	    alx_runner_serves(&w->m2, run, NULL, 0, "gpu-box"),
+	    "approved: its approval's label and name");
+	ok(!alx_runner_serves(&w->m2, run, NULL, 1, "cpu") &&
+	    !alx_runner_serves(&w->m2, run, NULL, 0, "gpu"),
+	    "approved: nothing else");
+	/* The unapproved runner announces the label, under its display name. */
+	memset(&a, 0, sizeof(a));
+	memcpy(a.sid, w->m2.sid, ALX_SID_LEN);
+	memcpy(a.runner, run2, ALX_FP_LEN);
+	snprintf(a.name, sizeof(a.name), "box2");
+	a.labels = (char **)labels;
+	a.nlabels = 1;
+	a.slots = 1;
+	a.kinds = ALX_JOBKIND_SHELL;
+	snprintf(a.sandbox, sizeof(a.sandbox), "local");
+	snprintf(a.version, sizeof(a.version), "0.1.0");
+	a.time = 1700000100;
+	if (alx_announce_sign(&a, &w->p[P_RUN2].sk) != ALX_OK)
+		abort();
+	ok(!alx_runner_serves(&w->m2, run2, &a, 1, "cpu") &&
+	    !alx_runner_serves(&w->m2, run2, &a, 0, "box2") &&
+	    !alx_runner_serves(&w->m2, run2, &a, 0, "other-box"),
+	    "with approval, an unapproved runner serves nothing it announces "
+	    "or is called");
+	is_int(g14_apply(g, "announce", a.obj.raw), ALX_OK,
+	    "the view takes the runner's announcement");
+	mem = alx_view_member_by_fp(&g->v, run2);
+	ok(mem != NULL && mem->has_ann && strcmp(mem->ann.name, "box2") == 0 &&
+	    mem->ann.nlabels == 1 && strcmp(mem->ann.labels[0], "cpu") == 0,
+	    "and keeps its name and labels for the member");
+	/* A session without approval. */
+	memset(&sp, 0, sizeof(sp));
+	sp.mode = ALX_MODE_EXECUTE;
+	sp.now = 1700000000;
+	sp.item_max = 1024;
+	sp.session_max = 4096;
+	sp.approve = 0;
+	if (alx_session_create(&open, &sec, &sp, &w->priv) != ALX_OK)
+		abort();
+	ok(alx_manifest_runner_approved(&open, run2),
+	    "without approval every runner counts as approved");
+	ok(alx_runner_serves(&open, run2, &mem->ann, 1, "cpu") &&
+	    alx_runner_serves(&open, run2, &mem->ann, 0, "box2"),
+	    "without approval: the label and name it announced");
+	ok(!alx_runner_serves(&open, run2, &mem->ann, 1, "gpu") &&
+	    !alx_runner_serves(&open, run2, &mem->ann, 0, "other-box"),
+	    "not another label, nor its display name");
+	ok(!alx_runner_serves(&open, run2, NULL, 1, "cpu") &&
+	    !alx_runner_serves(&open, run, &mem->ann, 1, "cpu"),
+	    "a runner that announced nothing (or another's announcement) "
+	    "serves nothing");
+	a.labels = NULL;
+	a.nlabels = 0;
+	alx_announce_free(&a);
+	alx_manifest_free(&open);
+	alx_session_secrets_wipe(&sec);
+}
+
 static void
 g14_participants(struct world *w)
 {
@@ -2184,6 +2261,7 @@ g14_participants(struct world *w)
 		alx_item_free(&r);
 	}
 	(void)c;
+	g14_targets(w, &g);
 	alx_sign_wipe(&sk);
 	alx_kx_wipe(&kx);
 	alx_view_free(&g.v);
