@@ -11,6 +11,11 @@
  * the sweep, so a test can see a 10-minute expiry and the window between
  * a session's end and its deletion; the product binary has neither. The
  * signed-request freshness check keeps the real clock.
+ *
+ * The request-rate buckets read relay_rate_now(), the monotonic clock. In
+ * test builds POST /v1/test/clock?rate=hold stops that clock (rate=run
+ * starts it again), so a test sees the rate limit after exactly the burst
+ * it allows however slowly a loaded machine runs its requests.
  */
 #include "config.h"
 
@@ -45,6 +50,7 @@ static relay_expire_fn	*relay_expire_hook;	/* the sessions' sweep */
 static int64_t		 relay_test_skew;	/* seconds added */
 static int		 relay_test_nosweep;
 static int		 relay_test_lax;	/* skip the item rules */
+static double		 relay_test_rate_at = -1; /* rate clock held here */
 #endif
 
 static int
@@ -66,6 +72,17 @@ relay_expiry_now(void)
 #else
 	return (uint64_t)time(NULL);
 #endif
+}
+
+/* The clock of the request-rate buckets (monotonic, in seconds). */
+double
+relay_rate_now(void)
+{
+#ifdef RELAY_TEST
+	if (relay_test_rate_at >= 0)
+		return relay_test_rate_at;
+#endif
+	return relay_now_mono();
 }
 
 int
@@ -170,7 +187,10 @@ relay_cron_stop(void)
 }
 
 #ifdef RELAY_TEST
-/* POST /v1/test/clock?advance=SECONDS[&sweep=on|off]: test builds only. */
+/*
+ * POST /v1/test/clock?advance=SECONDS[&sweep=on|off][&rate=hold|run]: test
+ * builds only.
+ */
 static void
 relay_test_clock(struct relay_req *r)
 {
@@ -192,10 +212,18 @@ relay_test_clock(struct relay_req *r)
 		relay_test_nosweep = strcmp(v, "off") == 0;
 		free(v);
 	}
+	if ((v = relay_http_query(r, "rate")) != NULL) {
+		if (strcmp(v, "hold") != 0)
+			relay_test_rate_at = -1;
+		else if (relay_test_rate_at < 0)
+			relay_test_rate_at = relay_now_mono();
+		free(v);
+	}
 	alx_jw_init(&jw, 128);
 	alx_jw_obj_begin(&jw);
 	alx_jw_kint(&jw, "skew", relay_test_skew);
 	alx_jw_kbool(&jw, "sweep", !relay_test_nosweep);
+	alx_jw_kbool(&jw, "rate_held", relay_test_rate_at >= 0);
 	alx_jw_obj_end(&jw);
 	relay_http_jw(r->req, 200, &jw);
 }
@@ -241,8 +269,9 @@ static const struct relay_route relay_test_routes[] = {
 void
 relay_test_init(void)
 {
-	log_warnx("test build: POST /v1/test/clock moves the expiry clock, "
-	    "POST /v1/test/lax turns the item rules off");
+	log_warnx("test build: POST /v1/test/clock moves the expiry clock "
+	    "and holds the rate clock, POST /v1/test/lax turns the item rules "
+	    "off");
 	relay_http_add_routes(relay_test_routes, 2);
 }
 #endif

@@ -278,7 +278,7 @@ static int
 relay_http_ratelimit(struct relay_req *r)
 {
 	struct relay_peer	*p;
-	double			 now = relay_now_mono(), rate, burst;
+	double			 now = relay_rate_now(), rate, burst;
 
 	rate = (double)relay_cfg.rate_limit;
 	burst = rate * 2;
@@ -288,7 +288,8 @@ relay_http_ratelimit(struct relay_req *r)
 		p->tokens = burst;
 	else
 		p->tokens = fmin(burst, p->tokens + (now - p->refill) * rate);
-	p->refill = p->last = now;
+	p->refill = now;
+	p->last = relay_now_mono();	/* for the idle sweep */
 	if (p->tokens >= 1) {
 		p->tokens -= 1;
 		return 0;

@@ -391,6 +391,7 @@ void	 relay_cron_start(struct event_base *);
 void	 relay_cron_stop(void);
 int	 relay_disk_ok(void);
 uint64_t relay_expiry_now(void);
+double	 relay_rate_now(void);
 #ifdef RELAY_TEST
 void	 relay_test_init(void);
 int	 relay_test_lax_roles(void);

@@ -4,7 +4,8 @@
 #	scripts/test.sh [--quick] [--no-san] [--no-fuzz] [--no-distcheck] [--clean]
 #
 # Steps, each in its own out-of-tree build directory in the source tree:
-#	1. scripts/install-deps.sh, then autoreconf -fi
+#	1. scripts/install-deps.sh, then autoreconf -fi when configure is
+#	   missing or older than configure.ac or a Makefile.am fragment
 #	2. build/       configure --enable-werror; make; make check
 #	3. build-san/   configure CC=gcc --enable-sanitizers; make; make check (ASan, UBSan, LSan)
 #	4. build-fuzz/  configure CC=clang --enable-fuzz; make fuzz; tests/fuzz/run.sh runs each
@@ -23,7 +24,9 @@
 # Environment: JOBS (make -j, default 2), FUZZ_SECONDS (default 30), FUZZ_JOBS (fuzz targets
 # run at once, default: the CPU count), TEST_VERBOSE=1 (also print each passing test point).
 #
-# The logs of failing tests are printed. The last line adds up the automake test results of
+# Each test file prints a "done:" line with its counts as it finishes (the
+# tests of a build run JOBS at a time); the logs of failing tests are
+# printed at the end of their pass. The last line adds up the automake test results of
 # every pass and the fuzz targets: "N passed, N failed, N skipped" (a step that fails before
 # its tests run counts as one failure). Exit status: 0 when nothing failed, 1 otherwise.
 
@@ -136,9 +139,12 @@ check_pass()
 	section "$name: make check"
 	rm -f "$dir/test-suite.log"
 	touch "$scratch/$name.stamp"
-	# One line per passing TAP test point is noise: show the rest unless TEST_VERBOSE=1.
+	# One line per passing TAP test point is noise: show the rest unless
+	# TEST_VERBOSE=1, a line at a time (each test file's "done:" line is the
+	# progress).
 	make -C "$dir" -j"$jobs" --no-print-directory check 2>&1 |
-	    if [ "${TEST_VERBOSE:-0}" = 1 ]; then cat; else grep -v '^PASS: '; fi
+	    if [ "${TEST_VERBOSE:-0}" = 1 ]; then cat
+	    else grep --line-buffered -v '^PASS: '; fi
 	rc=${PIPESTATUS[0]}
 	if [ ! -f "$dir/test-suite.log" ]; then
 		step_failed "$name: make check failed before running the tests"
@@ -187,8 +193,28 @@ fi
 section "dependencies: scripts/install-deps.sh"
 sh scripts/install-deps.sh </dev/null || step_failed "scripts/install-deps.sh failed"
 
-section "autoreconf -fi"
-if autoreconf -fi >"$scratch/autoreconf.log" 2>&1; then
+# configure is made again only when it is missing or older than what it is
+# made from: running autoreconf every time would rewrite the files under a
+# configure or make running beside this one in the same tree.
+configure_stale()
+{
+	local f
+
+	[ -x configure ] && [ -f Makefile.in ] || return 0
+	for f in configure.ac Makefile.am */Makefile.inc */*.inc m4/*.m4; do
+		[ -f "$f" ] && [ "$f" -nt configure ] && return 0
+	done
+	return 1
+}
+
+reconf=0
+if configure_stale; then
+	section "autoreconf -fi"
+	autoreconf -fi >"$scratch/autoreconf.log" 2>&1 || reconf=$?
+else
+	section "autoreconf: configure is up to date"
+fi
+if [ $reconf -eq 0 ]; then
 	check_pass plain build --enable-werror
 	if [ $do_san = yes ]; then
 		# The Docker image test (tests/packaging/docker.sh) runs once,

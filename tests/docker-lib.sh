@@ -72,8 +72,13 @@ docker_cache_tar() {
 	if [ ! -s "$_tar" ]; then
 		command -v debootstrap >/dev/null 2>&1 ||
 		    skip_all "needs debootstrap for the base image (Debian package debootstrap)"
-		sh "$top_srcdir/contrib/docker/mkbase.sh" "$_tar" "$@" \
-		    >"$T/mkbase.log" 2>&1 || {
+		mkdir -p "$DOCKER_CACHE"
+		# One maker at a time (another test run may want the same
+		# file): the others wait for it, then find it made.
+		( command -v flock >/dev/null 2>&1 && flock 9
+		  [ -s "$_tar" ] ||
+		    sh "$top_srcdir/contrib/docker/mkbase.sh" "$_tar" "$@" \
+		    >"$T/mkbase.log" 2>&1 ) 9>"$DOCKER_CACHE/$_name.lock" || {
 			sed 's/^/# /' "$T/mkbase.log" | tail -n 5 >&2
 			skip_all "debootstrap could not make the base (no Debian archive?)"
 		}

@@ -22,7 +22,7 @@ ok $? "bob (sender) sends text"
 json_lines "$T/s1.json"
 ok $? "send text --json parses"
 id1=$(json_get "$T/s1.json" 'j["id"]')
-INV=$OWNER ax alice --json read "$id1" >"$T/r1.json"
+INV=$OWNER ax alice --json read -- "$id1" >"$T/r1.json"
 ok $? "alice reads it by id"
 is "$(json_get "$T/r1.json" 'j["text"]')" "hello from bob" "the text arrives intact"
 is "$(json_get "$T/r1.json" 'j["author"]["name"]')" bob "with its author's name"
@@ -35,7 +35,7 @@ rm -rf "$T/c-bob"
 mv "$T/c-bob.old" "$T/c-bob"
 INV=$SENDER ax bob --json send text "after a stale chain" >"$T/s2.json"
 ok $? "a stale cached chain is recovered"
-INV=$OWNER ax alice --json read "$(json_get "$T/s2.json" 'j["id"]')" >"$T/r2.json"
+INV=$OWNER ax alice --json read -- "$(json_get "$T/s2.json" 'j["id"]')" >"$T/r2.json"
 is "$(json_get "$T/r2.json" 'j["text"]')" "after a stale chain" "and the item verifies for readers"
 
 # Files of several sizes (across chunk boundaries), bytes compared.
@@ -70,7 +70,7 @@ for l in open(sys.argv[1]):
     python "x.py is python"
 
 # Never overwrite: a second save gets another name.
-INV=$OWNER ax alice read --save "$T/save" "$(awk '$2 == "notes.md" {print $1}' "$T/sent.txt")" \
+INV=$OWNER ax alice read --save "$T/save" -- "$(awk '$2 == "notes.md" {print $1}' "$T/sent.txt")" \
     >"$T/r2.txt"
 ok $? "read --save of a file already saved"
 test -f "$T/save/notes.md.1" && cmp -s "$T/save/notes.md" "$T/notes.md"
@@ -79,7 +79,7 @@ ok $? "the existing file is kept, the new one is notes.md.1"
 # A third participant (another sender) and addressing.
 INV=$SENDER ax carol --json send text --to bob "bob, from carol" >"$T/s3.json"
 ok $? "carol (a second sender) sends to bob by name"
-INV=$SENDER ax bob --json read "$(json_get "$T/s3.json" 'j["id"]')" >"$T/r3.json"
+INV=$SENDER ax bob --json read -- "$(json_get "$T/s3.json" 'j["id"]')" >"$T/r3.json"
 ok $? "bob reads carol's message"
 is "$(json_get "$T/r3.json" 'j["text"]')" "bob, from carol" "three participants: text intact"
 bobfp=$(INV=$SENDER ax bob --json session show | python3 -c 'import json,sys
@@ -116,7 +116,7 @@ INV=$OWNER ax alice read --wait 1 -AAAAAAAAAAAAAAAAAAAAA 2>"$T/dash.err"
 is $? 4 "an id starting with '-' is read as an id (no such item: exit 4)"
 
 # An observer reads but cannot send.
-INV=$OBSERVER ax olga --json read "$id1" >"$T/o1.json"
+INV=$OBSERVER ax olga --json read -- "$id1" >"$T/o1.json"
 ok $? "the observer reads"
 INV=$OBSERVER ax olga --json send text "hi" >"$T/o2.json" 2>"$T/o2.err"
 is $? 3 "the observer cannot send (exit 3)"

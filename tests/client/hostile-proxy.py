@@ -7,8 +7,9 @@ serves: "flip" changes a byte of an item's signed body, "replay" serves an
 item event again, "reorder" swaps two items of one author, "drop" leaves
 out an author's first item, "chunk" flips a byte of a chunk, "manifest"
 changes the first manifest, "forge" serves an item re-signed by a key
-that is not a member, "slowput" holds every chunk upload for 4 seconds
-(an honest but slow relay), "dropack" forwards each item POST but closes
+that is not a member, "holdput" holds every chunk upload until the mode
+changes (an honest but slow relay, as slow as the test says), "dropack"
+forwards each item POST but closes
 the connection instead of answering the first time it sees that body (the
 relay stored it; the client never heard). "rollback" (or "rollback:N")
 serves the session as it was at manifest version 1 (or N): the manifest
@@ -19,6 +20,14 @@ everyone (even to a reader the real relay refuses: the proxy answers from
 the last whole log it forwarded), claims of those items accepted, and an
 empty event stream; "rollback-log" cuts only the log (the manifest chain
 is served whole). "none" passes everything through.
+
+Relays that fail the client rather than lie to it: "hang" holds every
+request without a word until the mode changes; "drip" answers every request
+200 and then one byte of its body every 2 seconds, never finishing; "flood"
+answers 200 with a body that never ends. For the event stream only (other
+requests pass): "sse-flood" sends one line that never ends, "sse-garbage"
+an event whose data is not JSON, "sse-silent" the headers and then
+nothing, not even a heartbeat, "sse-html" a web page instead of events.
 Usage: hostile-proxy.py RELAY_URL MODEFILE PORTFILE
 """
 import base64
@@ -168,14 +177,74 @@ class Proxy(http.server.BaseHTTPRequestHandler):
             return True
         return False
 
+    def fail(self, m):
+        """The failing relays; True when one answered (or would not)."""
+        stream = urllib.parse.urlsplit(self.path).path.endswith("/stream")
+        if m == "hang":
+            while mode() == "hang":
+                time.sleep(0.1)
+            self.close_connection = True
+            return True
+        if m == "drip":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.flush()
+            while mode() == "drip":
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(2)
+            self.close_connection = True
+            return True
+        if m == "flood" or (m == "sse-flood" and stream):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream"
+                             if stream else "application/json")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            chunk = (b"data: " if stream else b"") + b"x" * 65536
+            while mode() in ("flood", "sse-flood"):
+                self.wfile.write(chunk)
+                chunk = b"x" * 65536
+            self.close_connection = True
+            return True
+        if stream and m in ("sse-garbage", "sse-silent", "sse-html"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html" if m == "sse-html"
+                             else "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            if m == "sse-html":
+                self.wfile.write(b"<html><body>Please log in to the "
+                                 b"network</body></html>\n")
+            if m == "sse-garbage":
+                self.wfile.write(b"id: 999\nevent: item\ndata: {this "
+                                 b"is not json\n\n")
+            self.wfile.flush()
+            while m != "sse-html" and mode() == m:
+                if m == "sse-garbage":
+                    self.wfile.write(b": hb\n")
+                    self.wfile.flush()
+                time.sleep(0.5)
+            self.close_connection = True
+            return True
+        return False
+
     def forward(self):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n) if n else None
+        try:
+            if self.fail(mode()):
+                return
+        except OSError:		# the client gave up: as it should
+            self.close_connection = True
+            return
         if mode().split(":")[0] == "rollback" and self.rolled_back(body):
             return
-        if self.command == "PUT" and "/chunks/" in self.path and \
-                mode() == "slowput":
-            time.sleep(4)
+        while self.command == "PUT" and "/chunks/" in self.path and \
+                mode() == "holdput":
+            time.sleep(0.05)
         conn = http.client.HTTPConnection(RELAY.hostname, RELAY.port,
                                           timeout=60)
         hdrs = {k: v for k, v in self.headers.items()

@@ -35,20 +35,20 @@ for m in flip replay reorder drop forge manifest; do
 done
 # A fresh participant is caught too (nothing cached helps it).
 echo reorder >"$T/mode"
-INV=$SENDER ax newcomer read "$(json_get "$T/t3.json" 'j["id"]')" \
+INV=$SENDER ax newcomer read -- "$(json_get "$T/t3.json" 'j["id"]')" \
     >"$T/nc.out" 2>/dev/null
 is $? 6 "reorder: a newcomer reading by id is caught"
 is "$(cat "$T/nc.out")" "" "and shows nothing"
 
 echo chunk >"$T/mode"
 mkdir "$T/save"
-INV=$OWNER ax alice read --save "$T/save" "$(json_get "$T/f.json" 'j["id"]')" \
+INV=$OWNER ax alice read --save "$T/save" -- "$(json_get "$T/f.json" 'j["id"]')" \
     >/dev/null 2>"$T/chunk.err"
 is $? 6 "chunk: a flipped chunk byte is caught (exit 6)"
 is "$(ls -A "$T/save")" "" "and no file (not even a partial one) is left"
 
 echo none >"$T/mode"
-INV=$OWNER ax alice read --save "$T/save" "$(json_get "$T/f.json" 'j["id"]')" \
+INV=$OWNER ax alice read --save "$T/save" -- "$(json_get "$T/f.json" 'j["id"]')" \
     >/dev/null
 ok $? "through an honest relay again, the file is read"
 cmp -s "$T/f.bin" "$T/save/f.bin"

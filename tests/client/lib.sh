@@ -41,10 +41,12 @@ done_testing() {
 	exit 1
 }
 
-# wait_for CMD...: retry for up to 15 s (100 ms apart) until CMD succeeds.
+# wait_for CMD...: retry every 100 ms until CMD succeeds; give up after
+# WAIT_S seconds (default 120: only a failing test waits that long, and a
+# loaded machine may need it).
 wait_for() {
 	i=0
-	while [ $i -lt 150 ]; do
+	while [ $i -lt $((${WAIT_S:-120} * 10)) ]; do
 		"$@" >/dev/null 2>&1 && return 0
 		i=$((i + 1))
 		sleep 0.1
@@ -54,7 +56,15 @@ wait_for() {
 
 health() {
 	python3 -c 'import sys, urllib.request
-urllib.request.urlopen(sys.argv[1] + "/v1/health", timeout=2).read()' "$URL"
+urllib.request.urlopen(sys.argv[1] + "/v1/health", timeout=10).read()' "$URL"
+}
+
+# streams N: the relay has N event streams open (a watch or listen that
+# started streaming is live: what is posted from then on reaches it).
+streams() {
+	python3 -c 'import json, sys, urllib.request
+j = json.load(urllib.request.urlopen(sys.argv[1] + "/v1/health", timeout=10))
+sys.exit(0 if j["streams"] == int(sys.argv[2]) else 1)' "$URL" "$1"
 }
 
 # start_relay [ARGS...]: plain HTTP on 127.0.0.1:0; sets RELAY_PID, URL.

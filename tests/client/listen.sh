@@ -32,7 +32,7 @@ print(" | ".join(json.loads(l).get("text", "") for l in open(sys.argv[1]) if l.s
 }
 
 # --once in the background wakes on the message addressed to bob only.
-AIRLOX_INVITE=$SENDER "$AX" bob --json listen --once --timeout 30 >"$T/l1.json" 2>"$T/l1.err" &
+AIRLOX_INVITE=$SENDER "$AX" bob --json listen --once --timeout 600 >"$T/l1.json" 2>"$T/l1.err" &
 L1=$!
 EXTRA_PIDS="$EXTRA_PIDS $L1"
 INV=$SENDER ax carol send text "to everyone, from carol" >/dev/null
@@ -80,9 +80,9 @@ shift
 	echo "name $AIRLOX_NAME"
 	echo "cachedir $AIRLOX_CACHE_DIR"
 	echo "desc $AIRLOX_DESCRIPTION"
-} >>"$out.tmp"
-echo end >>"$out.tmp"
-mv "$out.tmp" "$out.$(date +%s%N)"
+} >>"$out-part"
+echo end >>"$out-part"
+mv "$out-part" "$out.$(date +%s%N)"	# whole: only now does it match run.*
 SH
 chmod +x "$T/rec.sh"
 INV=$SENDER ax carol --json send text --to bob "secret text one" >"$T/e1.json"
@@ -302,7 +302,7 @@ print(" ".join(p["fp"] for p in j["participants"] if p["name"] == sys.argv[2]))'
 bobfp=$(fp_of bob)
 alicefp=$(fp_of alice)
 to_of() {	# to_of ID: the "to" list of item ID as alice reads it
-	INV=$OWNER ax alice --json read "$1" >"$T/read.json" 2>/dev/null
+	INV=$OWNER ax alice --json read -- "$1" >"$T/read.json" 2>/dev/null
 	json_get "$T/read.json" '" ".join(j["to"])'
 }
 INV=$SENDER ax carol --verbose --json send text --to bob --to owner \

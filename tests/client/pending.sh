@@ -2,7 +2,8 @@
 # pending.sh: listen --exec with --pending-timeout: a file whose chunks do
 # not arrive in time is skipped (with a warning) and the listener wakes for
 # it when they do arrive. The sender talks through a proxy that holds chunk
-# uploads (hostile-proxy.py, mode slowput); the listener talks to the relay.
+# uploads until the test lets them go (hostile-proxy.py, mode holdput); the
+# listener talks to the relay.
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
@@ -12,7 +13,7 @@ python3 "$top_srcdir/tests/client/hostile-proxy.py" "$REAL" "$T/mode" \
 EXTRA_PIDS="$EXTRA_PIDS $!"
 wait_for test -s "$T/pport" || skip_all "the proxy did not start"
 PROXY=http://$(head -n 1 "$T/pport")
-echo slowput >"$T/mode"
+echo holdput >"$T/mode"
 
 create_session alice || skip_all "session create failed"
 SLOW=$(printf '%s' "$SENDER" | sed "s,^$REAL,$PROXY,")
@@ -36,6 +37,7 @@ wait_for grep -q 'did not arrive in 1 s' "$T/l.err"
 ok $? "the file's chunks are late: the listener skips it and says so"
 test ! -s "$T/runs"
 ok $? "and runs nothing for it yet"
+echo none >"$T/mode"
 wait $S
 ok $? "the upload completes (slowly)"
 id=$(json_get "$T/f.json" 'j["id"]')

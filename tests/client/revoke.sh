@@ -37,7 +37,7 @@ INV=$SENDER ax bob --json send text "bob after" >"$T/b.json"
 ok $? "bob, joined with the old sender invite, still posts"
 INV=$NEWSENDER ax carol --json send text "carol with the new invite" >"$T/c.json"
 ok $? "a new sender joins with the new invite and posts"
-INV=$OBSERVER ax olga --json read "$(json_get "$T/b.json" 'j["id"]')" \
+INV=$OBSERVER ax olga --json read -- "$(json_get "$T/b.json" 'j["id"]')" \
     "$(json_get "$T/c.json" 'j["id"]')" >"$T/o.json"
 ok $? "the observer reads both new items (new epoch)"
 is "$(python3 -c 'import json,sys
@@ -56,7 +56,7 @@ NEWOBS=$(json_get "$T/rot.json" 'j["invite"]')
 INV=$OBSERVER ax oscar --json session show >"$T/os.json" 2>"$T/os.err"
 is $? 3 "the old observer invite fails for a newcomer (exit 3)"
 is "$(json_get "$T/os.json" 'j["error"]')" revoked "with the error revoked"
-INV=$OBSERVER ax olga read "$(json_get "$T/c.json" 'j["id"]')" >/dev/null
+INV=$OBSERVER ax olga read -- "$(json_get "$T/c.json" 'j["id"]')" >/dev/null
 ok $? "olga, who joined before, carries on"
 INV=$NEWOBS ax oscar session show >/dev/null
 ok $? "the new observer invite works"

@@ -11,10 +11,13 @@ PORT=${URL##*:}
 create_session alice || skip_all "session create failed"
 INV=$OWNER ax alice session show >/dev/null
 mkdir "$T/save"
-AIRLOX_INVITE=$OWNER "$AX" alice --json watch --save "$T/save" --timeout 60 \
+AIRLOX_INVITE=$OWNER "$AX" alice --json watch --save "$T/save" --timeout 600 \
     >"$T/w.json" 2>"$T/w.err" &
 W=$!
 EXTRA_PIDS="$EXTRA_PIDS $W"
+# Without --all, watch shows what comes after it started streaming.
+wait_for streams 1
+ok $? "watch is streaming"
 INV=$SENDER ax bob send text "before the restart" >/dev/null
 wait_for grep -q 'before the restart' "$T/w.json"
 ok $? "watch shows a new item as it arrives"

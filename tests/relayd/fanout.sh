@@ -35,7 +35,7 @@ host, port = addr.rsplit(":", 1)
 sub = socket.create_connection((host, int(port)))
 sub.sendall(("GET %s/stream HTTP/1.1\r\nHost: %s\r\nAuthorization: %s\r\n\r\n"
              % (path, addr, auth)).encode())
-sub.settimeout(8)
+sub.settimeout(60)
 head = b""
 while b"\r\n\r\n" not in head:
     head += sub.recv(4096)
@@ -111,7 +111,7 @@ try:
     else:
         print("closed before the item")
 except socket.timeout:
-    print("no item in 8 s")
+    print("no item in 60 s")
 stop[0] = True
 PY
 sed 's/^/# /' "$T/out"

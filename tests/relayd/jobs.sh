@@ -139,10 +139,10 @@ r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
 like "$r" '^201 ' "the named job is accepted once the slot is free"
 
 # An expired job is never claimed.
-JOB_TARGET=label:pool JOB_TTL=1 "$CLI" item "$S" bob job
+JOB_TARGET=label:pool JOB_TTL=5 "$CLI" item "$S" bob job
 old=$(cat "$S/item.id")
 r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
-like "$r" '^201 ' "a job that expires in 1 s"
+like "$r" '^201 ' "a job that expires in 5 s"
 wait_for sh -c "'$CLI' auth '$S' bob GET '/v1/sessions/$sid/jobs/$old' - \
     '$ADDR' >'$T/a' && curl -sS -H \"Authorization: \$(cat '$T/a')\" \
     '$URL/v1/sessions/$sid/jobs/$old' | grep -q '\"state\":\"expired\"'"

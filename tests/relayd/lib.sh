@@ -33,10 +33,12 @@ done_testing() {
 	exit 1
 }
 
-# wait_for CMD...: retry for up to 10 s (100 ms apart) until CMD succeeds.
+# wait_for CMD...: retry every 100 ms until CMD succeeds; give up after
+# WAIT_S seconds (default 120: only a failing test waits that long, and a
+# loaded machine may need it).
 wait_for() {
 	_wf_n=0
-	while [ $_wf_n -lt 100 ]; do
+	while [ $_wf_n -lt $((${WAIT_S:-120} * 10)) ]; do
 		"$@" >/dev/null 2>&1 && return 0
 		_wf_n=$((_wf_n + 1))
 		sleep 0.1

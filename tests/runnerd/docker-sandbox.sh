@@ -134,11 +134,11 @@ is "$(ours)" 0 "the timed-out container was killed and removed"
 INV=$SENDER ax bob --json run --timeout 60s --on dock --no-wait -- sh -c \
     'trap "echo got-term; exit 7" TERM; echo begin; sleep 30 & wait' >"$T/bg.json"
 BG=$(json_get "$T/bg.json" 'j["job"]')
-began() { INV=$SENDER ax bob job logs "$BG" 2>/dev/null | grep -q begin; }
+began() { INV=$SENDER ax bob job logs -- "$BG" 2>/dev/null | grep -q begin; }
 wait_for began
-INV=$SENDER ax bob job cancel "$BG" >/dev/null
+INV=$SENDER ax bob job cancel -- "$BG" >/dev/null
 ok $? "job cancel of a job in a container"
-INV=$SENDER ax bob job logs --follow --wait 30s "$BG" >"$T/logs.out" 2>"$T/logs.err"
+INV=$SENDER ax bob job logs --follow --wait 30s -- "$BG" >"$T/logs.out" 2>"$T/logs.err"
 is $? 121 "it ends cancelled (121)"
 like "$(cat "$T/logs.out")" '^got-term$' "the job got SIGTERM first (graceful)"
 is "$(ours)" 0 "and its container is removed"

@@ -3,10 +3,12 @@
 # runners and client. "machine add" approves the first runner with label
 # gpu, a second runner joins with the machine's runner invite and
 # "machine approve --on pool/gpu" approves it; jobs posted with --no-wait
-# to pool/gpu run on both: each runner has one slot and every job sleeps,
-# so the first two jobs go one to each runner and the signed results name
-# both. Jobs posted while both slots are taken run when one frees (each
-# runner kept them and claims them then).
+# to pool/gpu run on both: each runner has one slot and every job holds it
+# until the test lets it finish, so the first two jobs go one to each
+# runner and the signed results name both. Jobs posted while both slots
+# are taken run when one frees (each runner kept them and claims them
+# then). Nothing depends on how fast the machine is: a job waits in its
+# workspace (bound from the runner's work root) for a file the test makes.
 #
 # "job ls" explains each way a job waits: every slot of the pool busy
 # (all_busy); an approved runner that never announced itself, so none is
@@ -70,9 +72,21 @@ ok $? "the second runner saw its approval"
 i=0
 while [ $i -lt $NJOBS ]; do
 	airlox run --on pool/gpu --no-wait --timeout 120s -- \
-	    sh -c "sleep 5; echo job-$i" >>"$T/ids" 2>>"$T/run.err"
+	    sh -c "touch started-$i; while [ ! -e go-$i ]; do sleep 0.1; done; echo job-$i" \
+	    >>"$T/ids" 2>>"$T/run.err"
 	i=$((i + 1))
 done
+# release N: once job N runs, let it finish (the file it waits for, beside
+# the one it made in its workspace).
+started() {
+	find "$T/r1-work" "$T/r2-work" -name "started-$1" 2>/dev/null | grep -q .
+}
+release() {
+	wait_for started "$1" || return 1
+	for f in $(find "$T/r1-work" "$T/r2-work" -name "started-$1"); do
+		touch "${f%/*}/go-$1"
+	done
+}
 is "$(grep -c . "$T/ids")" $NJOBS "$NJOBS jobs posted to pool/gpu with --no-wait"
 
 # job ls while the first two run: the others wait for a free slot.
@@ -112,6 +126,8 @@ result() {	# result ID WAIT: the signed result as JSON, appended to results
 }
 # The first two jobs: one runner takes each (the other's slot is taken).
 set -- $(cat "$T/ids")
+release 0
+release 1
 result "$1" 120s
 result "$2" 120s
 signers() {
@@ -130,10 +146,10 @@ is "$(signers)" "box2 pool" "both runners of the pool signed results"
 # The rest were posted while both slots were taken: they run when a slot
 # frees (runner-loop.c keeps label jobs seen while busy and claims them).
 shift 2
-w=20s
+release 2
+release 3
 for id in "$@"; do
-	result "$id" $w
-	w=2s
+	result "$id" 120s
 done
 want=$(i=0; while [ $i -lt $NJOBS ]; do printf 'job-%d ' $i; i=$((i + 1)); done)
 is "$(outputs)" "${want% }" "jobs posted while the pool was busy run when a slot frees"

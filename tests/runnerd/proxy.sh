@@ -185,7 +185,9 @@ is "$(tls https://allowed.test/)" "200 200" "served while a slow client is conne
 wait $SLOW
 set -- $(cat "$T/slow")
 is "$1" 408 "the slow client gets 408"
-[ "${2:-99}" -ge 9 ] && [ "${2:-99}" -le 15 ]; ok $? "after the ~10 s request timeout (took ${2}s)"
+# (Not before the ~10 s request timeout; a loaded machine may cut it later,
+# but well before the 50 s the client needs to send its whole head.)
+[ "${2:-99}" -ge 9 ] && [ "${2:-99}" -le 45 ]; ok $? "after the ~10 s request timeout (took ${2}s)"
 wait $SILENT
 is "$(cat "$T/silent")" alert:49 "a tunnel without a ClientHello is closed after the hello timeout"
 

@@ -16,16 +16,20 @@ run_job -j "$JOB" -t 1500 -- /bin/sh -c "./probe daemon $MARK; sleep 300"
 is "$(jget status)" timeout "wall-clock timeout ends the job as timeout"
 has "$(jget stdout)" "daemon started" "the daemon was started"
 d=$(jget duration_ms)
-[ "$d" -ge 1400 ] && [ "$d" -lt 5000 ]; ok $? "duration near the limit ($d ms)"
+# (A loaded machine ends it late, never early; the bound only catches a
+# timeout that is not enforced.)
+[ "$d" -ge 1400 ] && [ "$d" -lt 60000 ]; ok $? "duration past the limit ($d ms)"
 pgrep -f "sleep $MARK" >/dev/null; [ $? -ne 0 ]; ok $? "nothing left running on the host"
 
 case $ENF in
 *"memory: cgroup"*)
-	run_job -j "$JOB" -m 67108864 -t 30000 -- ./probe alloc 256
+	# (A size of its own, so pgrep sees no other test run's probe.)
+	MIB=$((256 + $$ % 1000))
+	run_job -j "$JOB" -m 67108864 -t 30000 -- ./probe alloc $MIB
 	is "$(jget status)" killed_oom "memory over the limit ends killed_oom"
 	p=$(jget peak_mem)
 	[ "$p" != null ] && [ "$p" -ge 33554432 ]; ok $? "peak memory reported ($p)"
-	pgrep -f "probe alloc 256" >/dev/null; [ $? -ne 0 ]; ok $? "no process left after OOM"
+	pgrep -f "probe alloc $MIB\$" >/dev/null; [ $? -ne 0 ]; ok $? "no process left after OOM"
 	run_job -j "$JOB" -m 268435456 -- ./probe alloc 16
 	is "$(jget status)/$(jget exit_code)" completed/0 "a job under the memory limit completes"
 	;;
@@ -52,10 +56,11 @@ is "$(stat -c %s "$WS/f")" 1048576 "RLIMIT_FSIZE caps a file"
 run_job -j "$JOB" -n 16 -- /bin/sh -c 'ulimit -n; ulimit -c'
 is "$(jget stdout | tr '\n' ' ')" "16 0 " "RLIMIT_NOFILE and RLIMIT_CORE 0"
 
-run_job -j "$JOB" -C 300 -t 20000 -- /bin/sh -c 'trap "echo got-TERM; exit 3" TERM; while :; do sleep 0.1; done'
+# Cancelled once the job has set its trap (it makes the file "ready").
+run_job -j "$JOB" -W ready -C 100 -t 60000 -- /bin/sh -c 'trap "echo got-TERM; exit 3" TERM; : >ready; while :; do sleep 0.1; done'
 is "$(jget status)/$(jget exit_code)" cancelled/3 "cancel: SIGTERM reaches the job"
 has "$(jget stdout)" got-TERM "the job saw SIGTERM"
-run_job -j "$JOB" -C 300 -t 20000 -- /bin/sh -c 'trap "" TERM; while :; do sleep 0.1; done'
+run_job -j "$JOB" -W ready -C 100 -t 60000 -- /bin/sh -c 'trap "" TERM; : >ready; while :; do sleep 0.1; done'
 d=$(jget duration_ms)
 is "$(jget status)/$(jget signal)" cancelled/9 "cancel: SIGKILL after the grace period"
 

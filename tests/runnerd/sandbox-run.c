@@ -5,7 +5,7 @@
  *	sandbox-run [-E] [-b local|process] -w workspace -o outdir
  *	    [-j id] [-s shim] [-t wall_ms] [-m mem] [-p pids] [-f fsize]
  *	    [-n nofile] [-d disk] [-i inodes] [-T tmp] [-c outcap]
- *	    [-C cancel_ms] [-e NAME]... [-N none|allow|full [-A a,b]
+ *	    [-C cancel_ms] [-W file] [-e NAME]... [-N none|allow|full [-A a,b]
  *	    [-H MAP] [-P] -S statedir] -- command [arg ...]
  *	sandbox-run -R runs [-X] ... -- command [arg ...]
  *
@@ -21,6 +21,10 @@
  * from sandbox_start() to sandbox_free(); with -X it times posix_spawn()
  * and wait of the command itself instead (bwrap, bare true), so both are
  * measured by the same loop.
+ *
+ * -C cancels the job cancel_ms after its start; with -W, cancel_ms after
+ * the job made the file named (in its workspace), so a test cancels a job
+ * that is ready for it however slowly the machine started it.
  *
  * -E prints what the machine enforces for these limits and exits. There
  * is no option that weakens the sandbox: the test drives the same code
@@ -218,6 +222,8 @@ main(int argc, char **argv)
 	int				 eflags = 0, enet;
 	ssize_t				 sl;
 	int64_t				 cancel_ms = 0, t0;
+	const char			*waitfile = NULL;
+	char				 wpath[4096];
 	size_t				 nallow = 0;
 	int				 c, r, enforced_only = 0;
 	int				 runs = 0, spawn_only = 0;
@@ -225,7 +231,7 @@ main(int argc, char **argv)
 	memset(&spec, 0, sizeof spec);
 	spec.job_id = "test";
 	spec.egress_fd = -1;
-	while ((c = getopt(argc, argv, "Eb:w:o:j:s:t:m:p:f:n:d:i:T:c:C:e:N:A:H:PS:R:X")) !=
+	while ((c = getopt(argc, argv, "Eb:w:o:j:s:t:m:p:f:n:d:i:T:c:C:W:e:N:A:H:PS:R:X")) !=
 	    -1) {
 		switch (c) {
 		case 'E': enforced_only = 1; break;
@@ -244,6 +250,7 @@ main(int argc, char **argv)
 		case 'T': spec.limits.tmp_bytes = num(optarg); break;
 		case 'c': spec.limits.out_cap = (size_t)num(optarg); break;
 		case 'C': cancel_ms = (int64_t)num(optarg); break;
+		case 'W': waitfile = optarg; break;
 		case 'N': netmode = optarg; break;
 		case 'A': alist = optarg; break;
 		case 'H': map = optarg; break;
@@ -311,9 +318,18 @@ main(int argc, char **argv)
 		return 1;
 	}
 	t0 = now_ms();
-	while ((r = sandbox_step(job, 50)) == 0)
+	while ((r = sandbox_step(job, 50)) == 0) {
+		if (waitfile != NULL) {
+			snprintf(wpath, sizeof wpath, "%s/%s", spec.workspace,
+			    waitfile);
+			if (access(wpath, F_OK) != 0)
+				continue;
+			waitfile = NULL;
+			t0 = now_ms();
+		}
 		if (cancel_ms > 0 && now_ms() - t0 >= cancel_ms)
 			sandbox_cancel(job);
+	}
 	if (r > 0)
 		r = sandbox_result(job, &res);
 	else

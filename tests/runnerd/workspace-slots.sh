@@ -40,7 +40,9 @@ for l in open(sys.argv[1]):
     if "stdout" in j: print(j["stdout"].strip())' "$T/r1.json")
 
 # carol's job holds slot 0 while bob's second job runs.
-INV=$SENDER ax carol --json run --on box --no-wait -- sleep 8 >"$T/c.json" 2>&1
+# (It sleeps well past bob's job however slow the machine, within the
+# session's 60 s, and is cancelled once bob's job is done.)
+INV=$SENDER ax carol --json run --on box --no-wait -- sleep 55 >"$T/c.json" 2>&1
 is $? 0 "carol's long job is posted"
 busy() {	# the runner's log: bob's job, then carol's, started
 	[ "$(grep -c ': started in slot' "$T/runner.log")" -ge 2 ]
@@ -65,6 +67,7 @@ is "$a_uid" "$b_uid" "the earlier job's file was handed to the later job's uid"
 grep -q 'started in slot 1' "$T/runner.log"
 ok $? "bob's second job ran in slot 1"
 ok $([ -n "$uid1" ] && echo 0 || echo 1) "the jobs ran as a job uid ($uid1 inside)"
+INV=$SENDER ax carol job cancel -- "$(json_get "$T/c.json" 'j["job"]')" >/dev/null 2>&1
 kill -TERM "$RUNNER_PID"
 wait "$RUNNER_PID"
 if [ $tap_failed -ne 0 ]; then
