@@ -65,4 +65,26 @@ void	machine_list_free(char **, size_t);
 int	machine_remove(const char *name);
 void	machine_resolve_invite(struct client_ctx *);
 
+/* client-verify.c: a runner's verify report, read before approving it */
+#define VERIFY_REPORT_WAIT	120	/* s, for a runner that just joined */
+struct verify_report {
+	uint8_t	 fp[ALX_FP_LEN];	/* the runner's key */
+	int64_t	 pass, fail, skip;
+	char	 fails[2048];		/* "name: reason\n" per FAIL */
+};
+struct verify_reports {
+	struct verify_report	*v;
+	size_t			 n;
+};
+/* A csess_cb: keeps the latest verify report of each runner key. */
+int	verify_reports_event(struct csession *, const struct alx_view_event *,
+	    void *reports);
+const struct verify_report *verify_reports_find(const struct verify_reports *,
+	    const uint8_t *fp);
+const struct verify_report *verify_report_await(struct csession *,
+	    struct verify_reports *, const uint8_t *fp, int wait_s);
+int	verify_report_gate(struct client_ctx *, const char *name,
+	    const struct verify_report *);
+void	verify_reports_free(struct verify_reports *);
+
 #endif /* CLIENT_JOB_H */

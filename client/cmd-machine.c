@@ -19,8 +19,9 @@
 
 static const struct cmd_opt cmd_machine_add_opts[] = {
 	{ "sandbox", "local|docker|process", 0, "the runner's sandbox "
-	    "(default: local)" },
-	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
+	    "(default: docker with --image, else local)" },
+	{ "image", "IMAGE", 0, "the Docker image jobs run in (implies "
+	    "--sandbox docker)" },
 	{ "network", NULL, 0, "let jobs use the network (default: none)" },
 	{ "allow", "DOMAIN", OPT_MULTI, "let jobs reach DOMAIN through the "
 	    "runner's egress proxy; repeatable (default: none)" },
@@ -38,62 +39,18 @@ static const struct cmd_opt cmd_machine_add_opts[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-#define MACHINE_REPORT_WAIT	120	/* s, for the runner's verify report */
-
 /*
- * A runner joined under this name: the member, once the log shows it;
- * then its signed verify report.
+ * A runner joined under this name: its key, once the log shows it; then
+ * its signed verify report.
  */
 struct machine_wait {
-	const char			*name;
-	const struct alx_view_member	*m;
-	int				 has_report;
-	int				 announced;	/* its announcement seen */
-	int				 network;	/* started with --network */
-	int64_t				 pass, fail, skip;
-	char				 failed[512];
+	const char		*name;
+	int			 joined;
+	uint8_t			 fp[ALX_FP_LEN];
+	int			 announced;	/* its announcement seen */
+	int			 network;	/* started with --network */
+	struct verify_reports	 reports;
 };
-
-/* The verify report's counts and the names of the probes that failed. */
-static void
-machine_read_report(struct csession *cs, const struct alx_view_event *ev,
-    struct machine_wait *w)
-{
-	struct alx_json	*j = NULL;
-	char		*meta = NULL, *name = NULL, *res = NULL;
-	size_t		 len;
-	int		 v, probes, i, n, t;
-
-	if (item_meta(cs, &ev->item, &meta, &len) != 0)
-		return;
-	if (alx_json_parse(&j, meta, len, NULL) == 0 &&
-	    (v = alx_json_obj_get(j, 0, "verify")) >= 0 &&
-	    alx_json_get_int(j, v, "pass", &w->pass, 0, 10000) == 0 &&
-	    alx_json_get_int(j, v, "fail", &w->fail, 0, 10000) == 0 &&
-	    alx_json_get_int(j, v, "skip", &w->skip, 0, 10000) == 0) {
-		w->has_report = 1;
-		w->failed[0] = '\0';
-		probes = alx_json_obj_get(j, v, "probes");
-		n = alx_json_arr_len(j, probes);
-		for (i = 0; i < n; i++) {
-			t = alx_json_arr_at(j, probes, i);
-			if (alx_json_get_str(j, t, "name", &name, 64) == 0 &&
-			    alx_json_get_str(j, t, "result", &res, 8) == 0 &&
-			    strcmp(res, "FAIL") == 0 &&
-			    strlen(w->failed) + strlen(name) + 2 <
-			    sizeof(w->failed)) {
-				if (w->failed[0] != '\0')
-					strcat(w->failed, " ");
-				strcat(w->failed, name);
-			}
-			free(name);
-			free(res);
-			name = res = NULL;
-		}
-	}
-	alx_json_free(j);
-	free(meta);
-}
 
 static int
 machine_join_event(struct csession *cs, const struct alx_view_event *ev,
@@ -103,16 +60,17 @@ machine_join_event(struct csession *cs, const struct alx_view_event *ev,
 
 	if (ev->type == ALX_EV_JOIN && ev->member != NULL &&
 	    ev->member->cert.role == ALX_ROLE_RUNNER &&
-	    strcmp(ev->member->cert.name, w->name) == 0 && w->m == NULL)
-		w->m = ev->member;
-	if (ev->type == ALX_EV_ITEM && w->m != NULL && ev->member == w->m &&
-	    strcmp(ev->item.kind, "report") == 0)
-		machine_read_report(cs, ev, w);
-	if (ev->type == ALX_EV_ANNOUNCE && w->m != NULL && ev->member == w->m) {
+	    strcmp(ev->member->cert.name, w->name) == 0 && !w->joined) {
+		memcpy(w->fp, ev->member->cert.fp, ALX_FP_LEN);
+		w->joined = 1;
+	}
+	verify_reports_event(cs, ev, &w->reports);
+	if (ev->type == ALX_EV_ANNOUNCE && w->joined && ev->member != NULL &&
+	    memcmp(ev->member->cert.fp, w->fp, ALX_FP_LEN) == 0) {
 		w->announced = 1;
 		w->network = ev->announce.network;
 	}
-	return w->m != NULL && w->has_report ? 1 : 0;
+	return w->joined && verify_reports_find(&w->reports, w->fp) != NULL;
 }
 
 /* Approve at a terminal after asking; off a terminal only with --yes. */
@@ -136,17 +94,47 @@ machine_confirm(struct client_ctx *ctx, const char *name, const char *fps)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-static char *
-machine_join_command(struct client_ctx *ctx, const char *name)
+/*
+ * The runner's sandbox: --sandbox, or docker when an image is named (an
+ * image means its jobs run in it), else local. NULL after a usage error.
+ */
+static const char *
+machine_sandbox(struct client_ctx *ctx)
 {
 	const char	*sb = args_get(&ctx->args, "sandbox");
+	const char	*img = args_get(&ctx->args, "image");
+
+	if (sb == NULL)
+		sb = img != NULL ? "docker" : "local";
+	if (strcmp(sb, "local") != 0 && strcmp(sb, "docker") != 0 &&
+	    strcmp(sb, "process") != 0) {
+		out_usage("--sandbox %s: local, docker or process", sb);
+		return NULL;
+	}
+	if (img != NULL && strcmp(sb, "docker") != 0) {
+		out_usage("--image %s runs jobs in Docker: it cannot go with "
+		    "--sandbox %s", img, sb);
+		return NULL;
+	}
+	if (img == NULL && strcmp(sb, "docker") == 0) {
+		out_usage("--sandbox docker needs --image IMAGE, the image "
+		    "jobs run in");
+		return NULL;
+	}
+	return sb;
+}
+
+static char *
+machine_join_command(struct client_ctx *ctx, const char *name,
+    const char *sb)
+{
 	const char	*img = args_get(&ctx->args, "image");
 	const char	*labels = args_get(&ctx->args, "labels");
 	char		*cmd;
 
 	if (asprintf(&cmd, "airlox runner join --code %%s --relay %s --name %s "
 	    "--sandbox %s%s%s%s%s%s --workspace", ctx->relay, name,
-	    sb != NULL ? sb : "local", img ? " --image " : "", img ? img : "",
+	    sb, img ? " --image " : "", img ? img : "",
 	    labels ? " --labels " : "", labels ? labels : "",
 	    args_has(&ctx->args, "network") ? " --network" : "") == -1)
 		return NULL;
@@ -184,24 +172,26 @@ cmd_machine_add_exec(struct client_ctx *ctx)
 	struct csession		 cs;
 	struct machine_wait	 w;
 	struct alx_jw		 jw;
-	const char		*name = ctx->args.pos[0];
+	const struct alx_view_member *m;
+	const char		*name = ctx->args.pos[0], *sb;
 	char			*inv[ALX_ROLE_COUNT], *how = NULL, fps[64];
 	char			 settings[512];
 	time_t			 end;
 	int			 r, role;
 
 	memset(&cs, 0, sizeof(cs));
+	memset(&w, 0, sizeof(w));
 	if (!alx_name_valid(name))
 		return out_usage("machine add: NAME is [a-z0-9][a-z0-9._-]*");
+	if ((sb = machine_sandbox(ctx)) == NULL)
+		return EXIT_USAGE;
 	if (machine_exists(name))
 		return out_fail(ALX_ERR_EXISTS, "a machine %s exists already "
 		    "(airlox machine rm %s first)", name, name);
 	if ((r = session_create_quiet(ctx, inv)) != 0)
 		return r;
-	snprintf(settings, sizeof(settings), "sandbox=%s\nimage=%s\n",
-	    args_get(&ctx->args, "sandbox") ? args_get(&ctx->args, "sandbox") :
-	    "local", args_get(&ctx->args, "image") ? args_get(&ctx->args,
-	    "image") : "");
+	snprintf(settings, sizeof(settings), "sandbox=%s\nimage=%s\n", sb,
+	    args_get(&ctx->args, "image") ? args_get(&ctx->args, "image") : "");
 	if (machine_write(name, "owner", inv[ALX_ROLE_OWNER]) != 0 ||
 	    machine_write(name, "sender", inv[ALX_ROLE_SENDER]) != 0 ||
 	    machine_write(name, "runner", inv[ALX_ROLE_RUNNER]) != 0 ||
@@ -213,7 +203,7 @@ cmd_machine_add_exec(struct client_ctx *ctx)
 	ctx->invite = inv[ALX_ROLE_OWNER];
 	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
 		goto out;
-	if ((how = machine_join_command(ctx, name)) == NULL) {
+	if ((how = machine_join_command(ctx, name, sb)) == NULL) {
 		r = EXIT_FAIL;
 		goto out;
 	}
@@ -221,54 +211,39 @@ cmd_machine_add_exec(struct client_ctx *ctx)
 	if ((r = code_create(&cs, ALX_ROLE_RUNNER, inv[ALX_ROLE_RUNNER],
 	    600, how)) != 0)
 		goto out;
-	memset(&w, 0, sizeof(w));
 	w.name = name;
 	end = time(NULL) + MACHINE_JOIN_WAIT;
 	if ((r = csess_replay(&cs, machine_join_event, &w)) != 0 && r != 1)
 		goto out;
-	while (w.m == NULL && time(NULL) < end) {
+	while (!w.joined && time(NULL) < end) {
 		r = csess_poll(&cs, 10, machine_join_event, &w);
 		if (r != 0 && r != 1)
 			goto out;
 	}
-	if (w.m == NULL) {
+	if (!w.joined || (m = alx_view_member_by_fp(&cs.view, w.fp)) == NULL) {
 		r = out_fail(ALX_ERR_EXPIRED, "the runner %s did not join", name);
 		goto out;
 	}
 	/* Its boundary, proven from inside a sandbox, before approving it. */
-	end = time(NULL) + MACHINE_REPORT_WAIT;
-	while (!w.has_report && time(NULL) < end) {
+	end = time(NULL) + VERIFY_REPORT_WAIT;
+	while (verify_reports_find(&w.reports, w.fp) == NULL &&
+	    time(NULL) < end) {
 		r = csess_poll(&cs, 10, machine_join_event, &w);
 		if (r != 0 && r != 1)
 			goto out;
-	}
-	if (!w.has_report && !args_has(&ctx->args, "accept-weaker")) {
-		r = out_fail(ALX_ERR_NOT_ALLOWED, "the runner %s posted no "
-		    "verify report; approve it anyway with --accept-weaker",
-		    name);
-		goto out;
-	}
-	if (w.has_report) {
-		out_text("verify report of runner %s: %lld passed, %lld "
-		    "failed, %lld skipped\n", name, (long long)w.pass,
-		    (long long)w.fail, (long long)w.skip);
-		if (w.fail > 0)
-			out_text("failed: %s\n", w.failed);
 	}
 	if (w.announced)
 		out_text("runner %s was started %s\n", name, w.network ?
 		    "WITH --network: a session that allows full network gives "
 		    "its jobs the host's network" : "without --network: its "
 		    "jobs never get the host's network");
-	if (w.has_report && w.fail > 0 && !args_has(&ctx->args, "accept-weaker")) {
-		r = out_fail(ALX_ERR_NOT_ALLOWED, "the runner's verify report "
-		    "has %lld FAIL(s); not approved (--accept-weaker approves "
-		    "it anyway)", (long long)w.fail);
+	if ((r = verify_report_gate(ctx, name, verify_reports_find(&w.reports,
+	    w.fp))) != 0)
 		goto out;
-	}
-	if ((r = machine_add_approve(ctx, &cs, name, w.m)) != 0)
+	m = alx_view_member_by_fp(&cs.view, w.fp);
+	if ((r = machine_add_approve(ctx, &cs, name, m)) != 0)
 		goto out;
-	alx_b64_encode(fps, w.m->cert.fp, ALX_FP_LEN);
+	alx_b64_encode(fps, w.fp, ALX_FP_LEN);
 	if (out_json()) {
 		out_obj_begin(&jw);
 		alx_jw_kstr(&jw, "event", "machine");
@@ -281,6 +256,7 @@ cmd_machine_add_exec(struct client_ctx *ctx)
 		    "Run jobs with: airlox run --on %s -- CMD\n", name, fps,
 		    name);
 out:
+	verify_reports_free(&w.reports);
 	csess_close(&cs);
 	free(how);
 	for (role = 0; role < ALX_ROLE_COUNT; role++)
@@ -395,6 +371,8 @@ static const struct cmd_opt cmd_machine_approve_opts[] = {
 	{ "on", "pool/LABEL", 0, "approve it with this label, for "
 	    "--on pool/LABEL jobs (default: none)" },
 	{ "yes", NULL, 0, "approve without asking" },
+	{ "accept-weaker", NULL, 0, "approve even when the runner's verify "
+	    "report has a FAIL, or it posted none" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -402,20 +380,25 @@ static int
 cmd_machine_approve_exec(struct client_ctx *ctx)
 {
 	const struct alx_view_member	*cand = NULL;
+	const struct verify_report	*rep;
 	const struct alx_manifest	*m;
+	struct verify_reports		 reports;
 	struct csession			 cs;
 	const char			*on = args_get(&ctx->args, "on");
 	const char			*labels[1];
 	char				*owner = NULL, fps[64];
+	char				 cname[ALX_DISPLAY_MAX + 1];
+	uint8_t				 fp[ALX_FP_LEN];
 	size_t				 i, n = 0;
 	int64_t				 ver;
 	int				 r;
 
+	memset(&reports, 0, sizeof(reports));
 	if (on != NULL && (strncmp(on, "pool/", 5) != 0 ||
 	    !alx_name_valid(on + 5)))
 		return out_usage("--on pool/LABEL");
 	if ((r = machine_open(ctx, ctx->args.pos[0], &cs, &owner)) != 0 ||
-	    (r = csess_replay(&cs, NULL, NULL)) != 0)
+	    (r = csess_replay(&cs, verify_reports_event, &reports)) != 0)
 		goto out;
 	m = alx_view_manifest(&cs.view);
 	for (i = 0; i < cs.view.nmembers; i++) {
@@ -431,6 +414,19 @@ cmd_machine_approve_exec(struct client_ctx *ctx)
 		r = out_fail(ALX_ERR_NOT_FOUND, "%zu runners wait for approval "
 		    "on %s; approve one by key with airlox session approve",
 		    n, ctx->args.pos[0]);
+		goto out;
+	}
+	/* Its boundary first: the report it posted, or the one it will. */
+	memcpy(fp, cand->cert.fp, ALX_FP_LEN);
+	snprintf(cname, sizeof(cname), "%s", cand->cert.name);
+	if ((rep = verify_reports_find(&reports, fp)) == NULL &&
+	    !args_has(&ctx->args, "accept-weaker"))
+		rep = verify_report_await(&cs, &reports, fp,
+		    VERIFY_REPORT_WAIT);
+	if ((r = verify_report_gate(ctx, cname, rep)) != 0)
+		goto out;
+	if ((cand = alx_view_member_by_fp(&cs.view, fp)) == NULL) {
+		r = out_fail(ALX_ERR_NOT_FOUND, "the runner %s left", cname);
 		goto out;
 	}
 	alx_b64_encode(fps, cand->cert.fp, ALX_FP_LEN);
@@ -449,6 +445,7 @@ cmd_machine_approve_exec(struct client_ctx *ctx)
 	printf("approved runner %s (key %s) on %s\n", cand->cert.name, fps,
 	    ctx->args.pos[0]);
 out:
+	verify_reports_free(&reports);
 	csess_close(&cs);
 	alx_wipe_str(owner);
 	return r;

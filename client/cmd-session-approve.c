@@ -20,6 +20,8 @@ static const struct cmd_opt cmd_session_approve_opts[] = {
 	{ "as", "NAME", 0, "the name jobs address the runner by (default: the "
 	    "name it joined with)" },
 	{ "remove", NULL, 0, "un-approve the runner instead" },
+	{ "accept-weaker", NULL, 0, "approve even when the runner's verify "
+	    "report has a FAIL, or it posted none" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -64,15 +66,19 @@ static int
 cmd_session_approve_exec(struct client_ctx *ctx)
 {
 	const struct alx_view_member	*m;
+	const struct verify_report	*rep;
+	struct verify_reports		 reports;
 	struct csession			 cs;
 	struct alx_jw			 jw;
 	const char			*labels[ALX_MAX_LABELS], *name;
 	uint8_t				 fp[ALX_FP_LEN];
 	char				*cause = NULL, fps[ALX_FP_STRLEN + 1];
+	char				 nbuf[ALX_DISPLAY_MAX + 1];
 	size_t				 nlabels = 0;
 	int64_t				 ver = 0;
 	int				 r, remove;
 
+	memset(&reports, 0, sizeof(reports));
 	remove = args_has(&ctx->args, "remove");
 	while (nlabels < ALX_MAX_LABELS && (labels[nlabels] =
 	    args_nth(&ctx->args, "label", nlabels)) != NULL)
@@ -86,7 +92,7 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 		    "runners (this is a %s invite)", alx_role_name(cs.inv.role));
 		goto out;
 	}
-	if ((r = csess_replay(&cs, NULL, NULL)) != 0) {
+	if ((r = csess_replay(&cs, verify_reports_event, &reports)) != 0) {
 		r = out_fail(r, "cannot read the session's log");
 		goto out;
 	}
@@ -100,13 +106,28 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 		    alx_role_name(m->cert.role));
 		goto out;
 	}
+	/* A copy: the view's members move as others join while we wait. */
 	name = args_get(&ctx->args, "as");
-	if (name == NULL)
-		name = m->cert.name;
+	snprintf(nbuf, sizeof(nbuf), "%s", name != NULL ? name : m->cert.name);
+	name = nbuf;
 	if (!alx_name_valid(name)) {
 		r = out_usage("the runner's name \"%s\" cannot address jobs; "
 		    "give --as NAME", name);
 		goto out;
+	}
+	/* Its boundary first: the report it posted, or the one it will. */
+	if (!remove) {
+		if ((rep = verify_reports_find(&reports, fp)) == NULL &&
+		    !args_has(&ctx->args, "accept-weaker"))
+			rep = verify_report_await(&cs, &reports, fp,
+			    VERIFY_REPORT_WAIT);
+		if ((r = verify_report_gate(ctx, name, rep)) != 0)
+			goto out;
+		if ((m = alx_view_member_by_fp(&cs.view, fp)) == NULL) {
+			r = out_fail(ALX_ERR_NOT_FOUND, "the runner %s left",
+			    name);
+			goto out;
+		}
 	}
 	if ((r = session_approve(&cs, m, name, labels, nlabels, remove,
 	    &ver)) != 0) {
@@ -128,6 +149,7 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 		r = EXIT_OK;
 	}
 out:
+	verify_reports_free(&reports);
 	free(cause);
 	csess_close(&cs);
 	return r;

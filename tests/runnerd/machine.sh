@@ -95,6 +95,50 @@ join rs3 --allow-weaker-sandbox
 wait "$ADD_PID"
 ok $([ $? -ne 0 ] && echo 0 || echo 1) "a report with a FAIL: not approved"
 like "$(cat "$T/weak.out")" '1 failed' "the report's FAIL is shown"
+like "$(cat "$T/weak.out")" 'FAIL verify: the probes cannot run in this sandbox' \
+    "with the probe's reason"
+
+# Nor by the other ways to approve: machine approve and session approve
+# show the same report and refuse its FAIL without --accept-weaker.
+airlox machine approve weak --yes >"$T/ap1.out" 2>&1
+is $? 1 "machine approve: a report with a FAIL is refused (exit 1, as machine add)"
+like "$(cat "$T/ap1.out")" 'verify report of runner weak: [0-9]+ passed, 1 failed' \
+    "machine approve shows the report"
+like "$(cat "$T/ap1.out")" 'FAIL verify: the probes cannot run' \
+    "with each FAIL and its reason"
+like "$(cat "$T/ap1.out")" 'accept-weaker' "and names the option that approves it anyway"
+WOWN=$(cat "$XDG_CACHE_HOME/airlox/machines/weak/owner")
+AIRLOX_INVITE=$WOWN airlox session approve weak >"$T/ap2.out" 2>&1
+is $? 1 "session approve: a report with a FAIL is refused (exit 1)"
+like "$(cat "$T/ap2.out")" 'verify report of runner weak: [0-9]+ passed, 1 failed' \
+    "session approve shows the report"
+is "$(airlox --json machine ls | python3 -c 'import json,sys
+for l in sys.stdin:
+    j = json.loads(l)
+    if j["machine"] == "weak": print([r["approved"] for r in j["runners"]])')" \
+    "[False]" "the weak runner is still not approved"
+AIRLOX_INVITE=$WOWN airlox session approve weak --accept-weaker >"$T/ap3.out" 2>&1
+ok $? "session approve --accept-weaker approves it"
+like "$(cat "$T/ap3.out")" 'FAIL verify: ' "having shown the FAIL"
+AIRLOX_INVITE=$WOWN airlox session approve weak --remove >/dev/null 2>&1
+ok $? "session approve --remove needs no report"
+airlox machine approve weak --yes --accept-weaker >"$T/ap4.out" 2>&1
+ok $? "machine approve --accept-weaker approves it"
+like "$(cat "$T/ap4.out")" 'approved runner weak' "and says so"
+
+# --image means the docker sandbox: the join command says so; an image
+# with another sandbox, or docker without an image, is a usage error.
+add img "$T/img.out" --image airlox-test:img --yes
+like "$JOIN" '--sandbox docker --image airlox-test:img ' \
+    "machine add --image prints a join command for the docker sandbox"
+kill "$ADD_PID" 2>/dev/null; wait "$ADD_PID" 2>/dev/null
+airlox machine rm img >/dev/null 2>&1
+airlox machine add img2 --image airlox-test:img --sandbox local >"$T/img2.out" 2>&1
+is $? 2 "--image with --sandbox local: usage error"
+like "$(cat "$T/img2.out")" 'cannot go with --sandbox local' "naming both"
+airlox machine add img3 --sandbox docker >"$T/img3.out" 2>&1
+is $? 2 "--sandbox docker without --image: usage error"
+like "$(cat "$T/img3.out")" 'needs --image' "naming what is missing"
 
 airlox machine rm box >/dev/null
 ok $? "machine rm"
