@@ -17,6 +17,7 @@
 
 #include "airlox.h"
 #include "runner-docker.h"
+#include "runner-python.h"
 
 struct runner_docker {
 	CURL	*curl;
@@ -688,7 +689,7 @@ runner_docker_python(const char *image, char *version, size_t vlen,
 	    "import sys; print('%d.%d.%d' % sys.version_info[:3])", NULL };
 	struct runner_docker_runopts	 o;
 	struct runner_docker	*d;
-	char			*out = NULL;
+	char			*out = NULL, *v, line[300];
 	int			 r, code;
 
 	*cause = NULL;
@@ -698,6 +699,7 @@ runner_docker_python(const char *image, char *version, size_t vlen,
 		return r;
 	memset(&o, 0, sizeof o);
 	o.label = "airlox-check";
+	o.stderr_too = 1;	/* a failure's last line is the reason */
 	r = runner_docker_run(d, image, cmd, &o, 4096, &code, &out, cause);
 	runner_docker_close(d);
 	if (r == ALX_ERR_NOT_FOUND || (r == 0 && code == 127)) {
@@ -709,14 +711,19 @@ runner_docker_python(const char *image, char *version, size_t vlen,
 		return ALX_ERR_NOT_FOUND;
 	}
 	if (r == 0 && code != 0) {
+		runner_py_last_line(out, line, sizeof line);
 		if (asprintf(cause, "python3 in the image %s does not run (exit "
-		    "%d)", image, code) == -1)
+		    "%d): %s", image, code, line) == -1)
 			*cause = NULL;
 		r = ALX_ERR_IO;
 	}
 	if (r == 0) {
-		out[strcspn(out, "\r\n")] = '\0';
-		snprintf(version, vlen, "%s", out);
+		/* The version's line (a warning on stderr may come first). */
+		for (v = out; *v != '\0' && !(*v >= '0' && *v <= '9' &&
+		    (v == out || v[-1] == '\n')); v++)
+			;
+		v[strcspn(v, "\r\n")] = '\0';
+		snprintf(version, vlen, "%s", v);
 	}
 	free(out);
 	return r;

@@ -111,7 +111,7 @@ dockerpy_probe(struct runner_docker *d, const char *image, const char *py,
 {
 	struct runner_docker_runopts	  ro;
 	const char			**cmd;
-	char				  name[160], *out = NULL;
+	char				  name[160], *out = NULL, line[300];
 	const char			 *spec;
 	size_t				  i;
 	int				  r, code;
@@ -133,6 +133,7 @@ dockerpy_probe(struct runner_docker *d, const char *image, const char *py,
 	}
 	memset(&ro, 0, sizeof(ro));
 	ro.label = sandbox_docker_label();
+	ro.stderr_too = 1;	/* a failure's last line is the reason */
 	r = runner_docker_run(d, image, cmd, &ro, DOCKERPY_OUT_MAX, &code,
 	    &out, cause);
 	for (i = 0; i < lim->npackages; i++)
@@ -147,8 +148,9 @@ dockerpy_probe(struct runner_docker *d, const char *image, const char *py,
 	} else if (r == ALX_OK && (code != 0 ||
 	    runner_pyenv_parse(pe, out, strlen(out)) != ALX_OK ||
 	    pe->version[0] == '\0')) {
+		runner_py_last_line(out, line, sizeof(line));
 		if (asprintf(cause, "python3 in the image %s did not say its "
-		    "version (exit %d)", image, code) == -1)
+		    "version (exit %d): %s", image, code, line) == -1)
 			*cause = NULL;
 		r = ALX_ERR_IO;
 	}

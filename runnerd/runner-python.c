@@ -143,11 +143,18 @@ runner_pyenv_pip_args(const struct alx_job_limits *lim,
 	return ALX_OK;
 }
 
+/*
+ * The interpreter's version and prefix, then each named package's version.
+ * importlib.metadata only when a package is named: it needs modules that
+ * a minimal Python (Debian's python3-minimal) lacks, such as shutil.
+ */
 const char runner_pyenv_probe_script[] =
     "import sys\n"
-    "from importlib import metadata\n"
     "print('python %d.%d.%d' % tuple(sys.version_info[:3]))\n"
     "print('prefix ' + sys.prefix)\n"
+    "sys.stdout.flush()\n"
+    "if len(sys.argv) > 1:\n"
+    "    from importlib import metadata\n"
     "for n in sys.argv[1:]:\n"
     "    try:\n"
     "        v = metadata.version(n)\n"
@@ -326,8 +333,9 @@ py_probe(struct runner_pyenv *pe, const struct alx_job_limits *lim,
 	if (r == ALX_OK) {
 		py_pkgs_clear(pe);
 		r = runner_pyenv_parse(pe, out, strlen(out));
+		runner_py_last_line(out, last, sizeof(last));
 		if (r != ALX_OK && asprintf(cause, "%s did not say its version "
-		    "(%s)", python, alx_errname(r)) == -1)
+		    "(%s): %s", python, alx_errname(r), last) == -1)
 			*cause = NULL;
 	} else if (r == ALX_ERR_IO) {
 		runner_py_last_line(out != NULL ? out : "", last, sizeof(last));

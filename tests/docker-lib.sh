@@ -1,10 +1,16 @@
 # docker-lib.sh: start Debian's dockerd privately for one test (sourced,
 # POSIX sh, after a lib.sh that defines $T, skip_all and diag).
 #
-#	docker_start		dockerd on a socket in a private directory on
+#	docker_start [defaults]	dockerd on a socket in a private directory on
 #				disk (overlay2 needs a real file system), no
 #				bridge, no iptables; exports DOCKER_HOST and
-#				sets DOCKER (the client matching the daemon)
+#				sets DOCKER (the client matching the daemon).
+#				"defaults": dockerd with its own defaults
+#				(the docker0 bridge, iptables and masquerade
+#				on), as most hosts run it, in a network
+#				namespace of its own so that its bridge and
+#				rules touch nothing of this host's or of
+#				another test's daemon
 #	docker_stop		stop it, unmount what it left, remove the dir
 #	docker_cache_tar NAME PKG...
 #				a debootstrap root fs with these packages,
@@ -24,14 +30,22 @@ docker_start() {
 	[ "$(id -u)" -eq 0 ] || skip_all "needs root to start dockerd"
 	command -v dockerd >/dev/null 2>&1 ||
 	    skip_all "needs dockerd (Debian package docker.io)"
+	_netopts="--iptables=false --ip-masq=false --bridge=none"
+	_netns=
+	if [ "${1:-}" = defaults ]; then
+		command -v unshare >/dev/null 2>&1 ||
+		    skip_all "needs unshare(1) for the daemon's own network namespace"
+		_netopts=
+		_netns="unshare --net"
+	fi
 	DOCKER_DIR=$(mktemp -d /var/tmp/airlox-docker.XXXXXX) || exit 99
 	DOCKER_HOST="unix://$DOCKER_DIR/docker.sock"
 	DOCKER_CONFIG="$DOCKER_DIR/client"
 	DOCKER_BUILDKIT=0
 	export DOCKER_HOST DOCKER_CONFIG DOCKER_BUILDKIT
-	dockerd --data-root "$DOCKER_DIR/root" --exec-root "$DOCKER_DIR/exec" \
-	    --pidfile "$DOCKER_DIR/docker.pid" -H "$DOCKER_HOST" \
-	    --iptables=false --ip-masq=false --bridge=none \
+	$_netns dockerd --data-root "$DOCKER_DIR/root" \
+	    --exec-root "$DOCKER_DIR/exec" --pidfile "$DOCKER_DIR/docker.pid" \
+	    -H "$DOCKER_HOST" $_netopts \
 	    --log-level=warn >"$T/dockerd.log" 2>&1 &
 	DOCKERD_PID=$!
 	_i=0

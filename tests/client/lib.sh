@@ -54,6 +54,17 @@ wait_for() {
 	return 1
 }
 
+# wait_log FILE PATTERN PID: until FILE has a line matching PATTERN (grep
+# BRE), or the process PID ended without writing one (a runner that gave
+# up). For slow work (an image build, a verify): the bound is the test
+# harness's timeout, not a guess of how long a busy machine takes.
+wait_log() {
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		kill -0 "$3" 2>/dev/null || { grep -q "$2" "$1"; return; }
+		sleep 0.2
+	done
+}
+
 health() {
 	python3 -c 'import sys, urllib.request
 urllib.request.urlopen(sys.argv[1] + "/v1/health", timeout=10).read()' "$URL"

@@ -196,7 +196,7 @@ create_session carol --mode execute --kinds shell,python --timeout 60 \
     --memory 256 --package cugrid==0.1.0
 ok $? "a session that pins cugrid==0.1.0"
 start_runner --find-links "$T/wheels" --state-dir "$T/rstate2"
-wait_for grep -q 'python: .*(docker:airlox-job:[0-9a-f]*), 1 package' "$T/runner.log"
+wait_log "$T/runner.log" 'python: .*(docker:airlox-job:[0-9a-f]*), 1 package' "$RUNNER_PID"
 ok $? "the runner built the job image for the allowlist"
 is "$($DOCKER images -q 'airlox-job' | grep -c .)" 1 "one image, tagged airlox-job:<hash>"
 wait_for joined dock
