@@ -536,7 +536,7 @@ again:
 	if (rt.on) {
 		ctree_confirm(&rt.o, &tr, o.rm.env);
 		if (o.rm.status == ALX_JOB_REFUSED && tr.delta && tries++ == 0 &&
-		    strcmp(o.rm.reason, "tree_mismatch") == 0) {
+		    strcmp(o.rm.reason, alx_errname(ALX_ERR_TREE_MISMATCH)) == 0) {
 			alx_resultmeta_free(&o.rm);
 			if (!out_json())
 				fprintf(stderr, "tree: the runner holds another "
@@ -547,7 +547,8 @@ again:
 	run_print_result(&o, idtxt);
 	/* A runner from before argv jobs cannot decode one: it refuses. */
 	if (jm.argv != NULL && o.rm.status == ALX_JOB_REFUSED &&
-	    strcmp(o.rm.reason, "not_allowed") == 0 && o.rm.err[0] == '\0' &&
+	    strcmp(o.rm.reason, alx_errname(ALX_ERR_NOT_ALLOWED)) == 0 &&
+	    o.rm.err[0] == '\0' &&
 	    !out_json())
 		fprintf(stderr, "note: a runner older than this client refuses "
 		    "a command sent as words (-- CMD ...) as not_allowed; "

@@ -53,22 +53,34 @@ alx_job_status_parse(const char *s, int *status)
 	return ALX_ERR_INVALID;
 }
 
-/* Refusal reasons are the stable names of these error codes. */
+/* Refusal reasons: the stable names of these error codes, and no other. */
+static const int job_refusals[] = {
+	ALX_ERR_NOT_SIGNED, ALX_ERR_NOT_ALLOWED, ALX_ERR_RUNNER_BUSY,
+	ALX_ERR_EXPIRED, ALX_ERR_REPLAYED, ALX_ERR_REVOKED,
+	ALX_ERR_NOT_RECIPIENT, ALX_ERR_VERSION,
+	ALX_ERR_BAD_PATH, ALX_ERR_TREE_MISMATCH, ALX_ERR_TOO_LARGE
+};
+
+const char *
+alx_refusal_name(int err)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(job_refusals) / sizeof(job_refusals[0]); i++)
+		if (job_refusals[i] == err)
+			return alx_errname(err);
+	return NULL;
+}
+
 int
 alx_refusal_valid(const char *s)
 {
-	static const int reasons[] = {
-		ALX_ERR_NOT_SIGNED, ALX_ERR_NOT_ALLOWED, ALX_ERR_RUNNER_BUSY,
-		ALX_ERR_EXPIRED, ALX_ERR_REPLAYED, ALX_ERR_REVOKED,
-		ALX_ERR_NOT_RECIPIENT, ALX_ERR_VERSION,
-		ALX_ERR_BAD_PATH, ALX_ERR_TREE_MISMATCH, ALX_ERR_TOO_LARGE
-	};
 	size_t	i;
 
 	if (s == NULL)
 		return ALX_ERR_INVALID;
-	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
-		if (strcmp(s, alx_errname(reasons[i])) == 0)
+	for (i = 0; i < sizeof(job_refusals) / sizeof(job_refusals[0]); i++)
+		if (strcmp(s, alx_errname(job_refusals[i])) == 0)
 			return 0;
 	return ALX_ERR_INVALID;
 }

@@ -194,7 +194,7 @@ int
 runner_admit(const struct alx_view *v, const struct runner_ident *me,
     const struct runner_seen *seen, const struct alx_item *job,
     const struct alx_view_member *author, int64_t now,
-    uint8_t kitem[ALX_KEY_LEN], struct alx_jobmeta *meta, const char **reason,
+    uint8_t kitem[ALX_KEY_LEN], struct alx_jobmeta *meta, int *reason,
     char *detail, size_t detaillen)
 {
 	struct alx_private	 priv;
@@ -204,7 +204,7 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	int			 r;
 
 	memset(meta, 0, sizeof(*meta));
-	*reason = NULL;
+	*reason = ALX_OK;
 	if (detail != NULL && detaillen > 0)
 		detail[0] = '\0';
 	if (!job->has_job || !runner_admit_target(v, me, job))
@@ -220,7 +220,7 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	 * runner that holds the label cannot block another's result.
 	 */
 	if ((r = alx_view_item_key(v, job, kitem)) != ALX_OK) {
-		*reason = "not_recipient";
+		*reason = ALX_ERR_NOT_RECIPIENT;
 		if (detail != NULL && detaillen > 0)
 			snprintf(detail, detaillen, "%s",
 			    r == ALX_ERR_KEY_COMMIT ? "its wrap for this runner "
@@ -230,7 +230,7 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	}
 	if (author->cert.role != ALX_ROLE_OWNER &&
 	    author->cert.role != ALX_ROLE_SENDER) {
-		*reason = "not_signed";
+		*reason = ALX_ERR_NOT_SIGNED;
 		return RUNNER_REFUSE;
 	}
 	/*
@@ -238,25 +238,25 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	 * rotated) after it posted the job signs nothing any more.
 	 */
 	if (alx_cert_valid(&author->cert, alx_view_manifest(v)) != ALX_OK) {
-		*reason = "revoked";
+		*reason = ALX_ERR_REVOKED;
 		if (detail != NULL && detaillen > 0)
 			snprintf(detail, detaillen, "its author's key was "
 			    "revoked after the job was posted");
 		return RUNNER_REFUSE;
 	}
 	if (runner_seen_has(seen, job->id)) {
-		*reason = "replayed";
+		*reason = ALX_ERR_REPLAYED;
 		return RUNNER_REFUSE;
 	}
 	if (alx_item_check_expiry(job, now) != ALX_OK) {
-		*reason = "expired";
+		*reason = ALX_ERR_EXPIRED;
 		return RUNNER_REFUSE;
 	}
 	if ((r = alx_item_open_meta(job, kitem, &mj, &mlen)) != ALX_OK ||
 	    (r = alx_jobmeta_decode(meta, mj, mlen)) != ALX_OK) {
 		free(mj);
-		*reason = r == ALX_ERR_VERSION ? "unsupported_version" :
-		    "not_allowed";
+		*reason = r == ALX_ERR_VERSION ? ALX_ERR_VERSION :
+		    ALX_ERR_NOT_ALLOWED;
 		if (detail != NULL && detaillen > 0)
 			snprintf(detail, detaillen, "this runner cannot read "
 			    "the job's description (%s)", alx_errname(r));
@@ -268,7 +268,7 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 		if (r == ALX_OK)
 			alx_private_free(&priv);
 		alx_jobmeta_free(meta);
-		*reason = "not_allowed";
+		*reason = ALX_ERR_NOT_ALLOWED;
 		return RUNNER_REFUSE;
 	}
 	r = alx_job_limits_check(&priv.limits, meta->kind, meta->timeout_s,
@@ -284,7 +284,7 @@ runner_admit(const struct alx_view *v, const struct runner_ident *me,
 	alx_private_free(&priv);
 	if (r != ALX_OK || (meta->kind & me->kinds) == 0) {
 		alx_jobmeta_free(meta);
-		*reason = "not_allowed";
+		*reason = ALX_ERR_NOT_ALLOWED;
 		return RUNNER_REFUSE;
 	}
 	return RUNNER_RUN;

@@ -162,27 +162,6 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
 	return r;
 }
 
-/* Map the sandbox's outcome to the protocol's status vocabulary. */
-static int
-runner_job_status(enum sandbox_status st)
-{
-	switch (st) {
-	case SANDBOX_COMPLETED:
-		return ALX_JOB_COMPLETED;
-	case SANDBOX_TIMEOUT:
-		return ALX_JOB_TIMEOUT;
-	case SANDBOX_KILLED_OOM:
-		return ALX_JOB_KILLED_OOM;
-	case SANDBOX_CANCELLED:
-		return ALX_JOB_CANCELLED;
-	case SANDBOX_INTERRUPTED:
-		return ALX_JOB_INTERRUPTED;
-	case SANDBOX_KILLED_DISK:
-		return ALX_JOB_KILLED_DISK;
-	}
-	return ALX_JOB_INTERRUPTED;
-}
-
 /* Text for a result or progress: capped, valid UTF-8, paths redacted. */
 char *
 runner_job_text(const struct runner_job *rj, const char *s, size_t len)
@@ -216,7 +195,7 @@ runner_job_result(struct runner_job *rj, const struct sandbox_result *res,
 	memset(rm, 0, sizeof(*rm));
 	memcpy(rm->job, rj->id, ALX_ID_LEN);
 	memcpy(rm->job_hash, rj->hash, ALX_HASH_LEN);
-	rm->status = runner_job_status(res->status);
+	rm->status = res->status;
 	rm->has_exit = res->exited;
 	rm->exit_code = res->exited ? res->exit_code : 0;
 	rm->signal = res->signo;
@@ -240,14 +219,16 @@ runner_job_result(struct runner_job *rj, const struct sandbox_result *res,
 }
 
 int
-runner_refusal(const struct alx_item *job, const char *reason,
+runner_refusal(const struct alx_item *job, int reason,
     struct alx_resultmeta *rm)
 {
 	memset(rm, 0, sizeof(*rm));
 	memcpy(rm->job, job->id, ALX_ID_LEN);
 	memcpy(rm->job_hash, job->hash, ALX_HASH_LEN);
 	rm->status = ALX_JOB_REFUSED;
-	snprintf(rm->reason, sizeof(rm->reason), "%s", reason);
+	if (alx_refusal_name(reason) == NULL)
+		return ALX_ERR_INVALID;
+	snprintf(rm->reason, sizeof(rm->reason), "%s", alx_refusal_name(reason));
 	rm->peak_memory = -1;
 	if ((rm->out = strdup("")) == NULL || (rm->err = strdup("")) == NULL) {
 		alx_resultmeta_free(rm);

@@ -284,20 +284,21 @@ runner_recover(struct runner *rn)
 }
 
 /*
- * A signed refusal, sealed to the job's readers with the job's key;
- * detail (or NULL) becomes its stderr text.
+ * A signed refusal for a reason of libairlox's list (alx_refusal_name()),
+ * sealed to the job's readers with the job's key; detail (or NULL)
+ * becomes its stderr text.
  */
 static void
 runner_refuse_why(struct runner *rn, const struct alx_item *job,
     const uint8_t kjob[ALX_KEY_LEN], const struct alx_view_member *author,
-    const char *reason, const char *detail)
+    int reason, const char *detail)
 {
 	struct alx_resultmeta	rm;
 	char			*d;
 
 	runner_audit(&rn->audit, job->id, job->author,
-	    author != NULL ? author->cert.name : NULL, "job", "refused",
-	    reason);
+	    author != NULL ? author->cert.name : NULL, "job",
+	    alx_job_status_name(ALX_JOB_REFUSED), alx_errname(reason));
 	if (runner_refusal(job, reason, &rm) != ALX_OK)
 		return;
 	if (detail != NULL && *detail != '\0' && (d = strdup(detail)) != NULL) {
@@ -311,7 +312,7 @@ runner_refuse_why(struct runner *rn, const struct alx_item *job,
 static void
 runner_refuse(struct runner *rn, const struct alx_item *job,
     const uint8_t kjob[ALX_KEY_LEN], const struct alx_view_member *author,
-    const char *reason)
+    int reason)
 {
 	runner_refuse_why(rn, job, kjob, author, reason, NULL);
 }
@@ -487,7 +488,7 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 	runner_progress(rn, sl, 1);
 	memset(&res, 0, sizeof(res));
 	if (sandbox_result(sl->job.sb, &res) != ALX_OK) {
-		res.status = SANDBOX_INTERRUPTED;
+		res.status = ALX_JOB_INTERRUPTED;
 		snprintf(res.enforced, sizeof(res.enforced), "unknown");
 	}
 	denied = 0;
@@ -515,7 +516,7 @@ runner_finish(struct runner *rn, struct runner_slot *sl)
 		alx_resultmeta_free(&rm);
 	}
 	runner_audit(&rn->audit, sl->job.id, sl->job.author, sl->author_name,
-	    "job", sandbox_status_name(res.status), NULL);
+	    "job", alx_job_status_name(res.status), NULL);
 	runner_post_denied(rn, sl, denied);
 	runner_out_free(&out);
 	free(env);
@@ -577,14 +578,14 @@ runner_fetch_source(struct runner *rn, struct runner_slot *sl,
 static int
 runner_fetch_tree(struct runner *rn, struct runner_slot *sl,
     const struct alx_item *job, const struct alx_view_member *author,
-    const char **reason)
+    int *reason)
 {
 	struct runner_tree_limits lim = { RUNNER_TREE_MAX_FILES,
 	    RUNNER_TREE_MAX_BYTES };
 	char	*saved = NULL, *cause = NULL;
 	int	 r;
 
-	*reason = "not_allowed";
+	*reason = ALX_ERR_NOT_ALLOWED;
 	if (sl->job.meta.tree == NULL && !sl->job.meta.fresh)
 		return ALX_OK;
 	if (sl->job.meta.tree != NULL && job->size > 0 &&
@@ -611,7 +612,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	struct alx_private	 priv;
 	struct runner_net	 net;
 	char			*cause = NULL;
-	const char		*reason;
+	int			 reason;
 	int			 r;
 
 	memset(sl, 0, sizeof(*sl));
@@ -640,7 +641,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	    (r = runner_fetch_source(rn, sl, job)) != ALX_OK) {
 		log_warnx("job %s: cannot prepare its folder: %s",
 		    sl->job.job_id, alx_errname(r));
-		runner_refuse(rn, job, kitem, author, "not_allowed");
+		runner_refuse(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED);
 		runner_job_cleanup(&sl->job);
 		memset(sl, 0, sizeof(*sl));
 		return;
@@ -676,7 +677,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 		    sl->job.job_id, cause ? cause : alx_errname(r));
 		free(cause);
 		runner_mark_running(rn, &sl->job, 0);
-		runner_refuse(rn, job, kitem, author, "not_allowed");
+		runner_refuse(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED);
 		runner_tree_close(sl->tree);
 		runner_job_cleanup(&sl->job);
 		memset(sl, 0, sizeof(*sl));
@@ -696,7 +697,7 @@ static void	runner_defer(struct runner *, const struct alx_item *);
 static void
 runner_refuse_unclaimed(struct runner *rn, const struct alx_item *job,
     const uint8_t kjob[ALX_KEY_LEN], const struct alx_view_member *author,
-    const char *reason, const char *detail)
+    int reason, const char *detail)
 {
 	int	r;
 
@@ -715,7 +716,7 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 {
 	struct runner_slot	*sl;
 	struct alx_jobmeta	 jm;
-	const char		*reason = NULL;
+	int			 reason = ALX_OK;
 	char			 detail[256], idtxt[ALX_FP_STRLEN + 1];
 	uint8_t			 kitem[ALX_KEY_LEN];
 	int			 v, r;
@@ -742,12 +743,13 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	    http_now(&rn->cs.http), kitem, &jm, &reason, detail,
 	    sizeof(detail));
 	if (v == RUNNER_IGNORE) {
-		if (reason != NULL) {	/* for us, but not sealed to us */
+		if (reason != ALX_OK) {	/* for us, but not sealed to us */
 			alx_b64_encode(idtxt, job->id, ALX_ID_LEN);
 			log_warnx("job %s: %s; it cannot be answered", idtxt,
 			    detail);
 			runner_audit(&rn->audit, job->id, job->author,
-			    author->cert.name, "job", "ignored", reason);
+			    author->cert.name, "job", "ignored",
+			    alx_errname(reason));
 		}
 		return;
 	}
@@ -760,7 +762,7 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	if ((jm.kind == ALX_JOBKIND_PYTHON || jm.nreqs > 0) &&
 	    !rn->py.active && rn->py.error[0] != '\0') {
 		alx_jobmeta_free(&jm);
-		runner_refuse_unclaimed(rn, job, kitem, author, "not_allowed",
+		runner_refuse_unclaimed(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED,
 		    rn->py.error);
 		alx_wipe(kitem, sizeof(kitem));
 		return;
@@ -769,7 +771,7 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 		alx_jobmeta_free(&jm);
 		if (!job->job.is_label) {
 			runner_seen_add(rn->seen, job->id, job->job.not_after);
-			runner_refuse(rn, job, kitem, author, "runner_busy");
+			runner_refuse(rn, job, kitem, author, ALX_ERR_RUNNER_BUSY);
 		} else	/* it waits at the relay; we look again when free */
 			runner_defer(rn, job);
 		alx_wipe(kitem, sizeof(kitem));
@@ -784,7 +786,7 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	/* Remembered durably before it runs: a replay cannot run it again. */
 	if (runner_seen_add(rn->seen, job->id, job->job.not_after) != ALX_OK) {
 		alx_jobmeta_free(&jm);
-		runner_refuse(rn, job, kitem, author, "replayed");
+		runner_refuse(rn, job, kitem, author, ALX_ERR_REPLAYED);
 		alx_wipe(kitem, sizeof(kitem));
 		return;
 	}

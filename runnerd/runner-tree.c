@@ -1036,16 +1036,16 @@ runner_tree_job(struct runner_tree **tp, struct runner_job *rj,
     const char *work_root, const char *statedir,
     const uint8_t sid[ALX_SID_LEN], const char *role, const char *name,
     const char *archive, const struct runner_tree_limits *lim,
-    const char **reason)
+    int *reason)
 {
 	char	*cause = NULL;
 	int	 fd = -1, r;
 
-	*reason = "not_allowed";
+	*reason = ALX_ERR_NOT_ALLOWED;
 	if ((r = runner_tree_open(tp, work_root, statedir, sid, role,
 	    name)) != ALX_OK) {
 		if (r == ALX_ERR_RUNNER_BUSY)
-			*reason = alx_errname(r);
+			*reason = r;
 		return r;
 	}
 	if (runner_pathf(rj->workdir, sizeof(rj->workdir), "%s",
@@ -1068,9 +1068,9 @@ runner_tree_job(struct runner_tree **tp, struct runner_job *rj,
 		    alx_errname(r));
 		if (r == ALX_ERR_BAD_PATH || r == ALX_ERR_TOO_LARGE ||
 		    r == ALX_ERR_TREE_MISMATCH)
-			*reason = alx_errname(r);
+			*reason = r;
 		else if (r == ALX_ERR_INVALID)
-			*reason = alx_errname(ALX_ERR_BAD_PATH);
+			*reason = ALX_ERR_BAD_PATH;
 	}
 	free(cause);
 	return r;

@@ -33,14 +33,14 @@ struct runner_job;
 /*
  * For a job with a tree (or fresh): open its sender's workspace, make it
  * the job's work folder, and sync the archive at path archive (NULL: none)
- * into it. On error *reason is the refusal's name (bad_path, too_large,
- * tree_mismatch, runner_busy, not_allowed).
+ * into it. On error *reason is the refusal's reason (ALX_ERR_BAD_PATH,
+ * TOO_LARGE, TREE_MISMATCH, RUNNER_BUSY or NOT_ALLOWED).
  */
 int	 runner_tree_job(struct runner_tree **, struct runner_job *,
 	    const char *work_root, const char *statedir,
 	    const uint8_t sid[ALX_SID_LEN], const char *role, const char *name,
 	    const char *archive, const struct runner_tree_limits *,
-	    const char **reason);
+	    int *reason);
 /* The workspace's host path: the job's work folder. */
 const char *runner_tree_dir(const struct runner_tree *);
 /*

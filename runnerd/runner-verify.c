@@ -601,7 +601,7 @@ verify_sandbox(struct verify_ctx *v, const struct runner_verify_opts *o,
 		snprintf(v->enforced, sizeof v->enforced, "%s", res.enforced);
 		verify_parse(v, res.out);
 		snprintf(why, sizeof why, "no report from the probe (status %s, "
-		    "exit %d, signal %d)", sandbox_status_name(res.status),
+		    "exit %d, signal %d)", alx_job_status_name(res.status),
 		    res.exit_code, res.signo);
 		verify_complete(v, net_mode, why);
 		sandbox_result_free(&res);

@@ -58,18 +58,19 @@ void	runner_seen_prune(struct runner_seen *, int64_t now);
 void	runner_seen_free(struct runner_seen *);
 /*
  * Decide about a job item the view accepted: for this runner at all, and
- * if so admitted or refused (reason: a stable refusal name; detail, when
- * not NULL, receives a line for the refusal's text, or ""). On RUNNER_RUN
- * the key and the decoded meta are returned; on RUNNER_REFUSE the key (a
- * refusal is sealed to the job's readers with it). RUNNER_IGNORE with a
- * reason: a job for this runner that was not sealed to it (not_recipient):
- * worth a log line, but no answer is possible.
+ * if so admitted or refused (reason: a refusal reason, an ALX_ERR_* code
+ * alx_refusal_name() names; detail, when not NULL, receives a line for the
+ * refusal's text, or ""). On RUNNER_RUN the key and the decoded meta are
+ * returned; on RUNNER_REFUSE the key (a refusal is sealed to the job's
+ * readers with it). RUNNER_IGNORE with a reason: a job for this runner
+ * that was not sealed to it (not_recipient): worth a log line, but no
+ * answer is possible.
  */
 int	runner_admit(const struct alx_view *, const struct runner_ident *,
 	    const struct runner_seen *, const struct alx_item *job,
 	    const struct alx_view_member *author, int64_t now,
 	    uint8_t kitem[ALX_KEY_LEN], struct alx_jobmeta *meta,
-	    const char **reason, char *detail, size_t detaillen);
+	    int *reason, char *detail, size_t detaillen);
 
 /* runner-config.c */
 struct runner_cfg {
@@ -188,7 +189,7 @@ int	runner_job_start(struct runner_job *, const struct sandbox_backend *,
 	    const struct runner_net *, char **cause);
 int	runner_job_result(struct runner_job *, const struct sandbox_result *,
 	    const char *env_json, struct alx_resultmeta *);
-int	runner_refusal(const struct alx_item *job, const char *reason,
+int	runner_refusal(const struct alx_item *job, int reason,
 	    struct alx_resultmeta *);
 void	runner_job_cleanup(struct runner_job *);
 /* Job text for a result or progress: capped, UTF-8, paths redacted. */

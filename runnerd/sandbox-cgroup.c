@@ -436,9 +436,9 @@ void
 sandbox_cgroup_job_finish(struct sandbox_job *job, struct sandbox_result *res)
 {
 	if (sandbox_cgroup_oom(&job->cg) && job->reason == -1)
-		job->reason = SANDBOX_KILLED_OOM;
-	if (job->reason == SANDBOX_KILLED_OOM)
-		res->status = SANDBOX_KILLED_OOM;
+		job->reason = ALX_JOB_KILLED_OOM;
+	if (job->reason == ALX_JOB_KILLED_OOM)
+		res->status = ALX_JOB_KILLED_OOM;
 	if (sandbox_cgroup_peak(&job->cg, &res->peak_mem) == 0)
 		res->peak_mem_known = 1;
 	sandbox_cgroup_destroy(&job->cg);

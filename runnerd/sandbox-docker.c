@@ -887,14 +887,14 @@ docker_finish(struct sandbox_job *job, struct sandbox_result *res)
 	if (ctr->id[0] != '\0' && docker_cfg.d != NULL) {
 		if (runner_docker_inspect(docker_cfg.d, ctr->id, &st) == 0 &&
 		    st.oom_killed && job->reason == -1)
-			job->reason = SANDBOX_KILLED_OOM;
+			job->reason = ALX_JOB_KILLED_OOM;
 		runner_docker_remove(docker_cfg.d, ctr->id);
 	}
 	docker_ctl_read(job, ctr);
 	if (ctr->ctl[0] != '\0')
 		sandbox_rmtree(AT_FDCWD, ctr->ctl);
-	if (job->reason == SANDBOX_KILLED_OOM)
-		res->status = SANDBOX_KILLED_OOM;
+	if (job->reason == ALX_JOB_KILLED_OOM)
+		res->status = ALX_JOB_KILLED_OOM;
 	if (ctr->peak_known) {
 		res->peak_mem = ctr->peak;
 		res->peak_mem_known = 1;

@@ -55,7 +55,7 @@ struct sandbox_job {
 	int64_t			  deadline;
 	int64_t			  kill_at;	/* SIGKILL time after TERM */
 	int64_t			  next_check;
-	int			  reason;	/* -1 or a sandbox_status */
+	int			  reason;	/* -1 or how it ends: ALX_JOB_* */
 	int			  reaped;
 	int			  finished;	/* be->finish done */
 	int			  wstatus;

@@ -58,11 +58,6 @@ unsigned	 sandbox_test_weaken;
 const char	*sandbox_test_weaken_dir;
 #endif
 
-static const char *const sandbox_status_names[] = {
-	"completed", "timeout", "killed_oom", "cancelled", "interrupted",
-	"killed_disk"
-};
-
 int64_t
 sandbox_now_ms(void)
 {
@@ -116,15 +111,6 @@ sandbox_find(const char *name)
 	if (strcmp(name, "docker") == 0)
 		return &sandbox_docker_backend;
 	return NULL;
-}
-
-const char *
-sandbox_status_name(enum sandbox_status st)
-{
-	if ((unsigned)st >= sizeof sandbox_status_names /
-	    sizeof sandbox_status_names[0])
-		return "unknown";
-	return sandbox_status_names[st];
 }
 
 void
@@ -522,7 +508,7 @@ sandbox_checks(struct sandbox_job *job, int64_t now)
 	const char	*dirs[3];
 
 	if (job->be->oom(job) == 1) {
-		sandbox_end(job, SANDBOX_KILLED_OOM);
+		sandbox_end(job, ALX_JOB_KILLED_OOM);
 		return;
 	}
 	dirs[0] = job->workspace;
@@ -530,7 +516,7 @@ sandbox_checks(struct sandbox_job *job, int64_t now)
 	dirs[2] = NULL;
 	if (sandbox_disk_over(dirs, job->lim.disk_bytes,
 	    job->lim.disk_inodes))
-		sandbox_end(job, SANDBOX_KILLED_DISK);
+		sandbox_end(job, ALX_JOB_KILLED_DISK);
 	job->next_check = now + SANDBOX_CHECK_MS;
 }
 
@@ -616,7 +602,7 @@ sandbox_step(struct sandbox_job *job, int timeout_ms)
 	now = sandbox_now_ms();
 	if (!job->reaped) {
 		if (now >= job->deadline)
-			sandbox_end(job, SANDBOX_TIMEOUT);
+			sandbox_end(job, ALX_JOB_TIMEOUT);
 		else if (job->kill_at != 0 && now >= job->kill_at)
 			job->be->kill(job, SIGKILL);
 		else if (now >= job->next_check)
@@ -634,7 +620,7 @@ sandbox_cancel(struct sandbox_job *job)
 	if (job->reaped || job->kill_at != 0)
 		return;
 	if (job->reason == -1)
-		job->reason = SANDBOX_CANCELLED;
+		job->reason = ALX_JOB_CANCELLED;
 	job->be->kill(job, SIGTERM);
 	job->kill_at = sandbox_now_ms() + job->lim.grace_ms;
 }
@@ -702,8 +688,7 @@ sandbox_result(struct sandbox_job *job, struct sandbox_result *res)
 			close(job->pipes[r]);
 			job->pipes[r] = -1;
 		}
-	res->status = job->reason == -1 ? SANDBOX_COMPLETED :
-	    (enum sandbox_status)job->reason;
+	res->status = job->reason == -1 ? ALX_JOB_COMPLETED : job->reason;
 	res->duration_ms = job->t_end - job->t0;
 	if ((res->out = sandbox_take(job, 0, &res->out_len)) == NULL ||
 	    (res->err = sandbox_take(job, 1, &res->err_len)) == NULL) {

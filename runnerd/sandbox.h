@@ -115,18 +115,14 @@ struct sandbox_spec {
 #define SANDBOX_UID_SLOTS	64	/* BASE + slot; --concurrency max */
 #define SANDBOX_JOB_UID		1000	/* the job's uid and gid inside */
 
-/* The protocol's status vocabulary (sandbox_status_name()). */
-enum sandbox_status {
-	SANDBOX_COMPLETED = 0,	/* "completed": the job ended by itself */
-	SANDBOX_TIMEOUT,	/* "timeout" */
-	SANDBOX_KILLED_OOM,	/* "killed_oom" */
-	SANDBOX_CANCELLED,	/* "cancelled" */
-	SANDBOX_INTERRUPTED,	/* "interrupted" (runner restart; not here) */
-	SANDBOX_KILLED_DISK,	/* "killed_disk": workspace quota exceeded */
-};
-
+/*
+ * How a job ended is the protocol's status (libairlox's ALX_JOB_*,
+ * alx_job_status_name()): completed (it ended by itself), timeout,
+ * killed_oom, killed_disk (workspace quota), cancelled; interrupted is the
+ * runner's (a restart), never the sandbox's.
+ */
 struct sandbox_result {
-	enum sandbox_status	 status;
+	int			 status;	/* ALX_JOB_* */
 	int			 exited;	/* 1: exit_code valid */
 	int			 exit_code;
 	int			 signo;		/* killing signal, else 0 */
@@ -229,7 +225,6 @@ int		 sandbox_result(struct sandbox_job *, struct sandbox_result *);
 void		 sandbox_result_free(struct sandbox_result *);
 /* Kills what is left (SIGKILL) and releases everything. */
 void		 sandbox_free(struct sandbox_job *);
-const char	*sandbox_status_name(enum sandbox_status);
 /* File descriptors to watch in an event loop (pipes, pidfd); -1 unused. */
 int		 sandbox_fds(struct sandbox_job *, int fds[4]);
 

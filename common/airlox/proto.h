@@ -649,8 +649,13 @@ enum alx_job_status {
 };
 const char	*alx_job_status_name(int);
 int		 alx_job_status_parse(const char *, int *);
-/* Refusal reasons are error names: not_signed, not_allowed, runner_busy,
- * expired, replayed, revoked, not_recipient, unsupported_version. */
+/*
+ * Refusal reasons are the names of these error codes: not_signed,
+ * not_allowed, runner_busy, expired, replayed, revoked, not_recipient,
+ * unsupported_version, bad_path, tree_mismatch, too_large.
+ */
+/* The reason a code stands for, or NULL when it is none of them. */
+const char	*alx_refusal_name(int err);
 /* 0 (ALX_OK) for a refusal reason of the list, else ALX_ERR_INVALID. */
 int		 alx_refusal_valid(const char *);
 

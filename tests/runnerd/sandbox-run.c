@@ -103,7 +103,7 @@ bench_once(const struct sandbox_backend *be, const struct sandbox_spec *spec,
 		sandbox_free(job);
 		return -1;
 	}
-	r = res.status == SANDBOX_COMPLETED && res.exited &&
+	r = res.status == ALX_JOB_COMPLETED && res.exited &&
 	    res.exit_code == 0;
 	sandbox_result_free(&res);
 	sandbox_free(job);
@@ -175,7 +175,7 @@ print_result(const struct sandbox_result *res, int rc)
 
 	alx_jw_init(&w, 16 << 20);
 	alx_jw_obj_begin(&w);
-	alx_jw_kstr(&w, "status", sandbox_status_name(res->status));
+	alx_jw_kstr(&w, "status", alx_job_status_name(res->status));
 	alx_jw_kstr(&w, "error", alx_errname(rc));
 	alx_jw_kbool(&w, "exited", res->exited);
 	alx_jw_kint(&w, "exit_code", res->exit_code);

@@ -1534,7 +1534,7 @@ g11_vocabulary(void)
 	    "killed_oom", "cancelled", "refused", "interrupted", "lost" };
 	static const char *const reasons[] = { "not_signed", "not_allowed",
 	    "runner_busy", "expired", "replayed", "revoked", "not_recipient",
-	    "unsupported_version" };
+	    "unsupported_version", "bad_path", "too_large", "tree_mismatch" };
 	const char	*name, *msg, *c;
 	int		 i, k, st, bad = 0, bad0 = 0, n = 0;
 
@@ -1558,6 +1558,15 @@ g11_vocabulary(void)
 		    "error name", reasons[i]);
 	ok(alx_refusal_valid("because") != ALX_OK, "an unknown reason is "
 	    "refused");
+	/* The runner refuses by code; the one table names it. */
+	for (i = 0; i < (int)(sizeof(reasons) / sizeof(reasons[0])); i++)
+		ok(alx_refusal_name(alx_errcode(reasons[i])) != NULL &&
+		    strcmp(alx_refusal_name(alx_errcode(reasons[i])),
+		    reasons[i]) == 0, "code %d is refusal reason %s",
+		    alx_errcode(reasons[i]), reasons[i]);
+	ok(alx_refusal_name(ALX_ERR_BAD_SIGNATURE) == NULL &&
+	    alx_refusal_name(ALX_OK) == NULL,
+	    "a code that is no refusal reason has no name as one");
 	/* Every error code has one stable snake_case name and a message. */
 	for (i = -1; i >= -200; i--) {
 		name = alx_errname(i);
