@@ -115,6 +115,7 @@ r=$(craft replay box)
 # already claimed the first, the named runner is busy).
 like "${r#* }" '^(exists|runner_busy)$' \
     "a job id posted twice: the relay refuses the second"
+wait_for grep -q "job ${r%% *} .*accepted" "$T/runner.log"
 is "$(grep -c "job ${r%% *} .*accepted" "$T/runner.log")" 1 \
     "and the runner ran it once"
 
