@@ -160,9 +160,10 @@ inv_port(const char *p, size_t len, uint16_t *port)
 	return 0;
 }
 
-/* host[:port] between "//" and the path. No userinfo. */
+/* host[:port] of n bytes; host (lower case) holds hostlen bytes. */
 static int
-inv_authority(struct alx_invite *inv, const char *a, size_t n)
+inv_host_port(const char *a, size_t n, char *host, size_t hostlen,
+    uint16_t *port)
 {
 	const char	*end;
 	size_t		 hlen;
@@ -177,14 +178,36 @@ inv_authority(struct alx_invite *inv, const char *a, size_t n)
 		hlen = (size_t)(end - a);
 	else
 		hlen = n;
-	if (inv_host(inv->host, sizeof(inv->host), a, hlen) != 0)
+	if (inv_host(host, hostlen, a, hlen) != 0)
 		return ALX_ERR_BAD_INVITE;
-	inv->port = 0;
+	*port = 0;
 	if (hlen == n)
 		return 0;
 	if (a[hlen] != ':')
 		return ALX_ERR_BAD_INVITE;
-	return inv_port(a + hlen + 1, n - hlen - 1, &inv->port);
+	return inv_port(a + hlen + 1, n - hlen - 1, port);
+}
+
+/* host[:port] between "//" and the path. No userinfo. */
+static int
+inv_authority(struct alx_invite *inv, const char *a, size_t n)
+{
+	return inv_host_port(a, n, inv->host, sizeof(inv->host), &inv->port);
+}
+
+int
+alx_authority_parse(const char *s, char *host, size_t hostlen,
+    uint16_t *port)
+{
+	*port = 0;
+	if (hostlen > 0)
+		host[0] = '\0';
+	if (inv_host_port(s, strlen(s), host, hostlen, port) != 0) {
+		if (hostlen > 0)
+			host[0] = '\0';
+		return ALX_ERR_INVALID;
+	}
+	return ALX_OK;
 }
 
 /* "1.<role>.<seed>" */

@@ -44,7 +44,7 @@ struct relay_opt {
 #define DAY	((uint64_t)86400)
 
 static relay_opt_parse_fn opt_str, opt_bool, opt_size, opt_dur, opt_count,
-    opt_listen, opt_proxy, opt_level;
+    opt_listen, opt_proxy, opt_name, opt_level;
 
 static const struct relay_opt relay_opts[] = {
 	/* Network. */
@@ -68,6 +68,12 @@ static const struct relay_opt relay_opts[] = {
 	  "take the client address from X-Forwarded-For on connections "
 	  "from this proxy address or CIDR range only; repeat for more",
 	  opt_proxy, 0, 0, 0 },
+	{ "public-name", "AIRLOX_PUBLIC_NAME", NULL, "HOST[:PORT]",
+	  "a name clients reach the relay by (the host of its invite links); "
+	  "a request signed for any other host is bad_signature; repeat for "
+	  "more (unset: the address a request came to, the names of the TLS "
+	  "certificate, and the host a --trust-proxy proxy forwards)",
+	  opt_name, 0, 0, 0 },
 	/* Storage. */
 	{ "data", "AIRLOX_DATA", "/var/lib/airlox-relayd", "DIR",
 	  "directory of the LMDB database, the only one written",
@@ -393,6 +399,20 @@ relay_proxy_clear(void)
 	opt_list_clear(cfgp->trust_proxy, &cfgp->ntrust_proxy);
 }
 
+/* --public-name HOST[:PORT]: checked by relay_config_check(). */
+static int
+opt_name(const struct relay_opt *o, const char *v, char **cause)
+{
+	return opt_list_add(o, v, cfgp->public_name, &cfgp->npublic_name,
+	    RELAY_MAX_NAMES, "names", cause);
+}
+
+static void
+relay_name_clear(void)
+{
+	opt_list_clear(cfgp->public_name, &cfgp->npublic_name);
+}
+
 void
 relay_config_usage(FILE *f)
 {
@@ -431,6 +451,8 @@ static int
 relay_config_check(struct relay_config *c, char **cause)
 {
 	struct relay_cidr	r;
+	char			host[256];
+	uint16_t		port;
 	int			i;
 
 	if (c->plain_http && (c->cert != NULL || c->key != NULL)) {
@@ -455,6 +477,15 @@ relay_config_check(struct relay_config *c, char **cause)
 			return -1;
 		}
 	}
+	for (i = 0; i < c->npublic_name; i++) {
+		if (alx_authority_parse(c->public_name[i], host, sizeof(host),
+		    &port) != 0) {
+			relay_setcause(cause, "--public-name: not a host name, "
+			    "IPv4 address or [IPv6] address with an optional "
+			    ":port: %s", c->public_name[i]);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -467,6 +498,7 @@ relay_config_load(struct relay_config *c, int argc, char **argv,
 	const char		*v;
 	size_t			 i;
 	int			 ch, idx, cli_listen = 0, cli_proxy = 0;
+	int			 cli_name = 0;
 
 	*cause = NULL;
 	cfgp = c;
@@ -515,6 +547,10 @@ relay_config_load(struct relay_config *c, int argc, char **argv,
 			relay_proxy_clear();	/* replaces the variable */
 			cli_proxy = 1;
 		}
+		if (o->parse == opt_name && !cli_name) {
+			relay_name_clear();	/* replaces the variable */
+			cli_name = 1;
+		}
 		v = optarg;
 		if (o->parse == opt_bool && v == NULL)
 			v = "yes";
@@ -539,6 +575,7 @@ relay_config_free(struct relay_config *c)
 	cfgp = c;
 	relay_listen_clear();
 	relay_proxy_clear();
+	relay_name_clear();
 	for (i = 0; i < NOPTS; i++) {
 		o = &relay_opts[i];
 		if (o->parse == opt_str) {

@@ -234,6 +234,25 @@ relay_http_xff(struct relay_req *r, const char *xff)
 		relay_addr_parse(&r->client, found);
 }
 
+/*
+ * X-Forwarded-Host from a trusted proxy: its last entry, the host the
+ * nearest proxy was asked for (relay-host.c); too long: none.
+ */
+static void
+relay_http_xfh(struct relay_req *r, const char *xfh)
+{
+	const char	*p = strrchr(xfh, ',');
+	size_t		 n;
+
+	p = p != NULL ? p + 1 : xfh;
+	p += strspn(p, " \t");
+	n = strcspn(p, " \t");
+	if (n > 0 && n < sizeof(r->fwd_host)) {
+		memcpy(r->fwd_host, p, n);
+		r->fwd_host[n] = '\0';
+	}
+}
+
 /* The client: the socket's peer, or X-Forwarded-For from --trust-proxy. */
 static void
 relay_http_client(struct relay_req *r)
@@ -241,22 +260,30 @@ relay_http_client(struct relay_req *r)
 	struct evhttp_connection *evcon = evhttp_request_get_connection(r->req);
 	const struct sockaddr	*sa;
 	struct evkeyval		*kv;
-	const char		*xff = NULL;
+	const char		*xff = NULL, *xfh = NULL;
 	uint8_t			 ip[16];
 
 	memset(&r->client, 0, sizeof(r->client));
+	r->via_proxy = 0;
+	r->fwd_host[0] = '\0';
 	if (evcon == NULL ||
 	    (sa = evhttp_connection_get_addr(evcon)) == NULL ||
 	    relay_addr_from_sa(&r->client, sa) != 0)
 		return;
 	if (relay_ip_from_sa(ip, sa) == 0 && relay_proxy_trusted(ip)) {
+		r->via_proxy = 1;
 		/* Several headers: the last, which the nearest proxy added. */
 		TAILQ_FOREACH(kv, evhttp_request_get_input_headers(r->req),
-		    next)
+		    next) {
 			if (strcasecmp(kv->key, "X-Forwarded-For") == 0)
 				xff = kv->value;
+			if (strcasecmp(kv->key, "X-Forwarded-Host") == 0)
+				xfh = kv->value;
+		}
 		if (xff != NULL)
 			relay_http_xff(r, xff);
+		if (xfh != NULL)
+			relay_http_xfh(r, xfh);
 	}
 	relay_addr_str(&r->client, r->client_str, sizeof(r->client_str));
 }

@@ -365,7 +365,8 @@ relay_body(struct relay_req *r, size_t *len)
 
 /*
  * A signed request (protocol.md section 9): the member it names, checked
- * by libairlox against the host, method, path and query, body and time.
+ * by libairlox against the host, method, path and query, body and time;
+ * the host must be one of this relay's names (relay-host.c).
  * `pk` may name a key that is not a member yet (joining); then *mp is NULL.
  * Item posts carry none: the item's own signature authenticates them
  * (relay-api-items.c).
@@ -385,8 +386,11 @@ relay_auth(struct relay_req *r, struct relay_session *s,
 
 	if (mp != NULL)
 		*mp = NULL;
-	if ((host = relay_http_header(r, "Host")) == NULL)
+	if ((host = relay_host_signed(r)) == NULL)
 		return ALX_ERR_INVALID;
+	/* Signed for another relay's name: it was not made for us. */
+	if (!relay_host_ours(r, host))
+		return ALX_ERR_BAD_SIGNATURE;
 	/*
 	 * EventSource cannot set headers: the same value may come as the
 	 * last query parameter, ?auth= or &auth=; the signature then covers

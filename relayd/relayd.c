@@ -225,7 +225,7 @@ main(int argc, char **argv)
 	relay_open_store();
 
 	/* 4. HTTP, TLS, the endpoints. */
-	if (relay_tls_init(&cause) != 0)
+	if (relay_tls_init(&cause) != 0 || relay_host_init(&cause) != 0)
 		fatalx("%s", cause);
 	if (relay_cfg.plain_http)
 		log_warnx("serving plain HTTP (--plain-http): only behind a "

@@ -36,6 +36,7 @@ struct evbuffer;
 
 #define RELAY_MAX_LISTEN	16
 #define RELAY_MAX_PROXIES	32
+#define RELAY_MAX_NAMES		32
 /*
  * Event priorities: every event runs at libevent's default (the middle,
  * 1) but the SSE flush, which runs after them; a timer of the default
@@ -58,6 +59,8 @@ struct relay_config {
 	uint64_t	 map_size;
 	char		*trust_proxy[RELAY_MAX_PROXIES];	/* ADDR[/BITS] */
 	int		 ntrust_proxy;
+	char		*public_name[RELAY_MAX_NAMES];	/* HOST[:PORT] */
+	int		 npublic_name;
 	int		 log_level;
 
 	uint64_t	 session_lifetime;	/* seconds */
@@ -136,6 +139,14 @@ int	 relay_ip_parse(uint8_t *, const char *);
 int	 relay_proxy_init(char **cause);
 int	 relay_proxy_trusted(const uint8_t *);
 
+/* relay-host.c: the names signed requests must be made for */
+struct relay_req;
+int	 relay_host_init(char **cause);
+/* The host a request was signed for: Host, or a trusted proxy's. */
+const char *relay_host_signed(struct relay_req *);
+/* 1 when it is one of this relay's names. */
+int	 relay_host_ours(struct relay_req *, const char *host);
+
 /* relay-listen.c */
 int	 relay_listen_start(struct evhttp *, char **cause);
 void	 relay_listen_pause(void);
@@ -181,6 +192,8 @@ struct relay_req {
 	int			 nparams;
 	struct relay_addr	 client;
 	char			 client_str[64];
+	int			 via_proxy;	/* from a --trust-proxy peer */
+	char			 fwd_host[256];	/* its X-Forwarded-Host */
 };
 struct relay_route {
 	int			 methods;	/* EVHTTP_REQ_* mask */

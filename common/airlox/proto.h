@@ -153,6 +153,13 @@ struct alx_invite {
 };
 int	alx_invite_parse(struct alx_invite *, const char *link);
 int	alx_invite_format(const struct alx_invite *, char **out);
+/*
+ * A host[:port] as an invite link's authority (a DNS name, IPv4, or IPv6
+ * in brackets; port 1..65535, 0 when absent); the host in lower case.
+ * 0 or ALX_ERR_INVALID.
+ */
+int	alx_authority_parse(const char *, char *host, size_t hostlen,
+	    uint16_t *port);
 /* "https://host[:port]" (no trailing slash). */
 int	alx_invite_base_url(const struct alx_invite *, char *out, size_t len);
 void	alx_invite_wipe(struct alx_invite *);

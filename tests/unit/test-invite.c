@@ -257,6 +257,46 @@ out:
 	free(text);
 }
 
+/* host[:port] on its own, as the relay's --public-name takes it. */
+static void
+test_authority(void)
+{
+	static const struct {
+		const char	*in;
+		const char	*host;		/* NULL: refused */
+		int		 port;
+	} t[] = {
+		{ "Relay.Example.COM", "relay.example.com", 0 },
+		{ "relay.example.com:8443", "relay.example.com", 8443 },
+		{ "127.0.0.1:8080", "127.0.0.1", 8080 },
+		{ "[::1]", "[::1]", 0 },
+		{ "[::1]:443", "[::1]", 443 },
+		{ "relay.example.com:0", NULL, 0 },
+		{ "relay.example.com:99999", NULL, 0 },
+		{ "relay.example.com:08", NULL, 0 },
+		{ "user@relay.example.com", NULL, 0 },
+		{ "relay example", NULL, 0 },
+		{ "-relay.example", NULL, 0 },
+		{ "[::1", NULL, 0 },
+		{ "", NULL, 0 },
+	};
+	char		host[256];
+	uint16_t	port;
+	size_t		i;
+	int		r;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		r = alx_authority_parse(t[i].in, host, sizeof(host), &port);
+		if (t[i].host == NULL)
+			ok(r == ALX_ERR_INVALID && host[0] == '\0',
+			    "authority \"%s\": refused", t[i].in);
+		else
+			ok(r == ALX_OK && strcmp(host, t[i].host) == 0 &&
+			    port == t[i].port, "authority \"%s\": %s port %d",
+			    t[i].in, t[i].host, t[i].port);
+	}
+}
+
 int
 main(void)
 {
@@ -266,5 +306,6 @@ main(void)
 	test_format_errors();
 	test_failure_wipes();
 	test_vectors();
+	test_authority();
 	return tap_done();
 }
