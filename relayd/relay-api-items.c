@@ -412,6 +412,7 @@ relay_item_post(struct relay_req *r)
 	}
 	memcpy(p->body, body, p->len);
 	p->body[p->len] = '\0';
+	relay_body_done(r);
 	p->job.work = relay_post_work;
 	p->job.done = relay_post_done;
 	p->job.cost = p->len + sizeof(*p);
@@ -688,6 +689,7 @@ relay_chunk_put(struct relay_req *r)
 		rc = ALX_ERR_NOMEM;
 		goto fail;
 	}
+	relay_body_done(r);
 	s->refs++;
 	alx_item_free(&it);
 	alx_buf_free(&raw);

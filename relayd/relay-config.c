@@ -144,6 +144,14 @@ static const struct relay_opt relay_opts[] = {
 	{ "max-body-size", "AIRLOX_MAX_BODY_SIZE", "2M", "SIZE",
 	  "request body (one chunk of an item per request)",
 	  opt_size, OFF(max_body_size), 1 * KB, 64 * MB },
+	{ "body-memory", "AIRLOX_BODY_MEMORY", "128M", "SIZE",
+	  "request bodies held at once, all connections together (one "
+	  "address at most a quarter); beyond it, 503 with Retry-After",
+	  opt_size, OFF(body_memory), 1 * MB, 64 * GB },
+	{ "header-timeout", "AIRLOX_HEADER_TIMEOUT", "20s", "DURATION",
+	  "longest time a request's line and headers may take to arrive; "
+	  "beyond it, 408 and the connection is closed",
+	  opt_dur, OFF(header_timeout), 1, 3600 },
 	{ "timeout", "AIRLOX_TIMEOUT", "30s", "DURATION",
 	  "idle time after which a connection is closed",
 	  opt_dur, OFF(timeout), 1, 3600 },

@@ -16,6 +16,8 @@
  *   reference kept the memory valid, so we see that and uncount.
  * Over a limit, the deferred check frees the connection at once (the peer
  * sees it closed; no request was read, so there is nobody to answer).
+ * The bufferevent evhttp gets is the gate's filter over the socket's (or
+ * TLS) bufferevent (relay-gate.c).
  * Other modules (event streams, long-polls) hook the close through
  * relay_conn_set_close(), since evhttp keeps a single close callback.
  */
@@ -109,6 +111,7 @@ relay_conn_closecb(struct evhttp_connection *evcon, void *arg)
 		c->on_close(c, c->on_close_arg);
 	relay_conn_tab_del(c);
 	relay_conn_uncount(c);
+	relay_gate_detach(c->gate);
 	free(c);
 }
 
@@ -151,6 +154,7 @@ relay_conn_over(struct relay_conn *c, const struct sockaddr *sa)
 	p->conns++;
 	p->last = relay_now_mono();
 	c->counted_addr = 1;
+	relay_gate_set_addr(c->gate, &c->addr);
 	return 0;
 }
 
@@ -168,6 +172,7 @@ relay_conn_pendingcb(evutil_socket_t fd, short ev, void *arg)
 		bufferevent_getcb(c->bev, &rcb, NULL, &ecb, &cbarg);
 		if (ecb == NULL || cbarg == NULL) {
 			/* evhttp gave up on it already. */
+			relay_gate_detach(c->gate);
 			bufferevent_decref(c->bev);
 			free(c);
 			continue;
@@ -179,6 +184,7 @@ relay_conn_pendingcb(evutil_socket_t fd, short ev, void *arg)
 		if (relay.stopping || relay_conn_over(c,
 		    evhttp_connection_get_addr(c->evcon))) {
 			relay_nconns--;
+			relay_gate_detach(c->gate);
 			evhttp_connection_free(c->evcon);
 			free(c);
 			continue;
@@ -192,7 +198,7 @@ relay_conn_pendingcb(evutil_socket_t fd, short ev, void *arg)
 struct bufferevent *
 relay_conn_bevcb(struct event_base *base, void *arg)
 {
-	struct bufferevent	*bev;
+	struct bufferevent	*bev, *gate;
 	struct relay_conn	*c;
 	SSL			*ssl;
 	SSL_CTX			*ctx = relay_tls_ctx();
@@ -212,6 +218,13 @@ relay_conn_bevcb(struct event_base *base, void *arg)
 		free(c);
 		return NULL;	/* evhttp then makes a plain one; see below */
 	}
+	/* evhttp reads and writes through the gate (relay-gate.c). */
+	if ((gate = relay_gate_new(base, bev, &c->gate)) == NULL) {
+		bufferevent_free(bev);
+		free(c);
+		return NULL;
+	}
+	bev = gate;
 	c->bev = bev;
 	bufferevent_incref(bev);
 	TAILQ_INSERT_TAIL(&relay_pending, c, entry);

@@ -1,9 +1,11 @@
 /*
  * relay-cron.c: the one periodic timer (redis's serverCron, in small).
  *
- * Every tick: the watchdog ping when due. Spread over ticks: the disk
- * watermark check, the expiry sweep (sessions past their lifetime are
- * deleted through the writer thread), and freeing idle per-address records.
+ * Every tick: the watchdog ping when due, and after a burst of request
+ * bodies, once they are gone, their memory back to the system. Spread over
+ * ticks: the disk watermark check, the expiry sweep (sessions past their
+ * lifetime are deleted through the writer thread), and once a minute
+ * freeing idle per-address records and the count of refused requests.
  *
  * Expiry (sessions, transfer codes) reads relay_expiry_now(). Builds for
  * the test suite only (-DRELAY_TEST, tests/relayd/airlox-relayd-test) add
@@ -161,8 +163,12 @@ relay_cron_tick(evutil_socket_t fd, short ev, void *arg)
 	    relay_expire_hook != NULL && !relay.stopping &&
 	    !relay_cron_sweep_held())
 		relay_expire_hook(relay_expiry_now(), RELAY_SWEEP_BATCH);
-	if (relay_ticks % RELAY_GC_EVERY == 0)
+	if (relay_ticks % RELAY_GC_EVERY == 0) {
 		relay_peer_gc();
+		relay_http_refusal_summary();
+	}
+	relay_gate_trim(relay_verify_pending() == 0 &&
+	    relay_store_pending(relay.store) == 0);
 }
 
 void

@@ -104,8 +104,10 @@ relay_http_reason(int status)
 	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
 	case 409: return "Conflict";
 	case 410: return "Gone";
+	case 411: return "Length Required";
 	case 413: return "Content Too Large";
 	case 429: return "Too Many Requests";
 	case 500: return "Internal Server Error";
@@ -135,6 +137,75 @@ relay_http_json(struct evhttp_request *req, int status, const char *json,
 	evbuffer_free(b);
 }
 
+/*
+ * Refused requests: one line each at info (5xx failures of the relay's own
+ * at warn), at most RELAY_REFUSE_BURST a minute, and every minute a count
+ * by status of all of them (relay_http_refusal_summary(), from the cron).
+ * A line names the method, the endpoint's pattern (never the path itself,
+ * which a confused client could fill with an invite), the client address
+ * and the answer; never a header, query or body.
+ */
+#define RELAY_REFUSE_BURST	10
+#define RELAY_REFUSE_MIN	400
+#define RELAY_REFUSE_MAX	600
+
+static unsigned		 relay_refused[RELAY_REFUSE_MAX - RELAY_REFUSE_MIN];
+static unsigned		 relay_refused_total, relay_refused_logged;
+
+static const char	*relay_http_route_name(struct evhttp_request *);
+static void		 relay_http_client(struct relay_req *);
+
+static void
+relay_http_log_refusal(struct evhttp_request *req, int status, int err)
+{
+	struct relay_req	 r;
+
+	if (status < RELAY_REFUSE_MIN || status >= RELAY_REFUSE_MAX)
+		return;
+	relay_refused[status - RELAY_REFUSE_MIN]++;
+	relay_refused_total++;
+	if (relay_refused_logged >= RELAY_REFUSE_BURST)
+		return;			/* counted for the summary only */
+	relay_refused_logged++;
+	memset(&r, 0, sizeof(r));
+	r.req = req;
+	relay_http_client(&r);
+	if (status >= 500 && status != 503 && status != 507)
+		log_warnx("http: failed %s %s from %s: %d %s",
+		    relay_method_name(evhttp_request_get_command(req)),
+		    relay_http_route_name(req), r.client_str, status,
+		    alx_errname(err));
+	else
+		log_info("http: refused %s %s from %s: %d %s",
+		    relay_method_name(evhttp_request_get_command(req)),
+		    relay_http_route_name(req), r.client_str, status,
+		    alx_errname(err));
+}
+
+/* From the cron, once a minute: how many were refused, by status. */
+void
+relay_http_refusal_summary(void)
+{
+	char	buf[512];
+	size_t	n = 0;
+	int	i;
+
+	if (relay_refused_total > relay_refused_logged) {
+		buf[0] = '\0';
+		for (i = 0; i < RELAY_REFUSE_MAX - RELAY_REFUSE_MIN &&
+		    n < sizeof(buf) - 32; i++)
+			if (relay_refused[i] > 0)
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+				    " %d:%u", i + RELAY_REFUSE_MIN,
+				    relay_refused[i]);
+		log_info("http: %u requests refused in the last minute, %u "
+		    "of them logged; by status:%s", relay_refused_total,
+		    relay_refused_logged, buf);
+	}
+	memset(relay_refused, 0, sizeof(relay_refused));
+	relay_refused_total = relay_refused_logged = 0;
+}
+
 void
 relay_http_error(struct evhttp_request *req, int status, int err,
     const char *msg)
@@ -145,6 +216,7 @@ relay_http_error(struct evhttp_request *req, int status, int err,
 
 	if (status == 0)
 		status = relay_http_status_for(err);
+	relay_http_log_refusal(req, status, err);
 	/* A full queue (back-pressure): come back in a second. */
 	if (status == 503 && err == ALX_ERR_NOT_READY &&
 	    evhttp_find_header(evhttp_request_get_output_headers(req),
@@ -397,8 +469,45 @@ relay_route_match(const char *pat, const char *path, struct relay_req *r)
 	return 0;
 }
 
+/* The pattern of the endpoint a request asked for, for the log. */
+static const char *
+relay_http_route_name(struct evhttp_request *req)
+{
+	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
+	struct relay_req	 r;
+	const char		*name = "(no such endpoint)";
+	char			*path;
+	size_t			 i, plen;
+
+	if (uri == NULL || evhttp_uri_get_path(uri) == NULL ||
+	    (path = evhttp_uridecode(evhttp_uri_get_path(uri), 0, &plen)) ==
+	    NULL)
+		return "(no path)";
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < relay_nroutes; i++) {
+		if (relay_route_match(relay_routes[i].pattern, path, &r)) {
+			name = relay_routes[i].pattern;
+			break;
+		}
+	}
+	relay_req_clear(&r);
+	free(path);
+	return name;
+}
+
+/* The gate refused the request before evhttp read its body. */
 static void
-relay_http_dispatch(struct evhttp_request *req, void *arg)
+relay_http_refuse(struct evhttp_request *req, const struct relay_refusal *rf)
+{
+	struct evkeyvalq	*h = evhttp_request_get_output_headers(req);
+
+	if (rf->say_close)
+		evhttp_add_header(h, "Connection", "close");
+	relay_http_error(req, rf->status, rf->err, rf->msg);
+}
+
+static void
+relay_http_route(struct evhttp_request *req)
 {
 	struct relay_req	 r;
 	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
@@ -468,6 +577,21 @@ relay_http_dispatch(struct evhttp_request *req, void *arg)
 	free(path);
 }
 
+static void
+relay_http_dispatch(struct evhttp_request *req, void *arg)
+{
+	struct relay_refusal	 rf;
+	struct relay_gate	*g;
+
+	if (relay_gate_refusal(req, &g, &rf)) {
+		relay_http_refuse(req, &rf);
+		return;
+	}
+	/* The handler may free req (a dropped stream); g stays valid. */
+	relay_http_route(req);
+	relay_gate_release(g);
+}
+
 void
 relay_http_add_routes(const struct relay_route *routes, size_t n)
 {
@@ -492,7 +616,12 @@ relay_http_init(struct event_base *base, struct evhttp **out, char **cause)
 	evhttp_set_max_headers_size(http,
 	    (ev_ssize_t)relay_cfg.max_header_size * 4);
 	evhttp_set_max_body_size(http, (ev_ssize_t)relay_cfg.max_body_size);
-	evhttp_set_timeout(http, (int)relay_cfg.timeout);
+	/*
+	 * No evhttp_set_timeout(): evhttp would set --timeout on its
+	 * bufferevent, the gate's filter, whose timers libevent 2.1 can add
+	 * back while the filter is being freed; the gate sets it on the
+	 * socket's bufferevent under the filter instead (relay-gate.c).
+	 */
 	evhttp_set_allowed_methods(http, RELAY_ALL_METHODS);
 	evhttp_set_default_content_type(http, "application/json");
 	evhttp_set_flags(http, EVHTTP_SERVER_LINGERING_CLOSE);

@@ -363,6 +363,15 @@ relay_body(struct relay_req *r, size_t *len)
 	return evbuffer_pullup(b, -1);
 }
 
+/* The body was copied: evhttp's copy goes now, not with the request. */
+void
+relay_body_done(struct relay_req *r)
+{
+	struct evbuffer	*b = evhttp_request_get_input_buffer(r->req);
+
+	evbuffer_drain(b, evbuffer_get_length(b));
+}
+
 /*
  * A signed request (protocol.md section 9): the member it names, checked
  * by libairlox against the host, method, path and query, body and time;

@@ -113,10 +113,11 @@ relay_sse_closed(struct relay_conn *c, void *arg)
 	relay_sse_unlink(s);
 }
 
-static struct evbuffer *
+/* Output queued for the subscriber: in the gate's filter and under it. */
+static size_t
 relay_sse_pending(struct relay_sse *s)
 {
-	return bufferevent_get_output(evhttp_connection_get_bufferevent(
+	return relay_gate_pending_out(evhttp_connection_get_bufferevent(
 	    s->evcon));
 }
 
@@ -124,8 +125,13 @@ relay_sse_pending(struct relay_sse *s)
 static void
 relay_sse_drop(struct relay_sse *s, const char *why)
 {
+	struct relay_conn	*c;
+
 	if (log_rl_allow(&relay_sse_rl))
 		log_info("sse: dropping a subscriber: %s", why);
+	/* What it did not read is dropped with it, not flushed. */
+	if ((c = relay_conn_find(s->evcon)) != NULL)
+		relay_gate_abort(c->gate);
 	evhttp_connection_free(s->evcon);
 }
 
@@ -145,7 +151,7 @@ relay_sse_write_direct(struct relay_sse *s, const char *data, size_t len)
 
 	bev = evhttp_connection_get_bufferevent(s->evcon);
 	if (!s->direct || len == 0 || bev == NULL ||
-	    evbuffer_get_length(bufferevent_get_output(bev)) != 0 ||
+	    relay_gate_pending_out(bev) != 0 ||
 	    (fd = bufferevent_getfd(bev)) == -1)
 		return 1;
 	if (s->chunked) {
@@ -162,7 +168,11 @@ relay_sse_write_direct(struct relay_sse *s, const char *data, size_t len)
 	do
 		n = writev(fd, iov, (int)cnt);
 	while (n == -1 && errno == EINTR);
-	/* Not taken (full, or failed): the bufferevent writes or reports. */
+	/*
+	 * Not taken (full, or failed): the connection's bufferevent (the
+	 * gate's filter, which writes to this socket in order) writes or
+	 * reports it.
+	 */
 	skip = n > 0 ? (size_t)n : 0;
 	for (i = 0; i < cnt; i++) {
 		if (skip >= iov[i].iov_len) {
@@ -215,7 +225,7 @@ relay_sse_flushcb(evutil_socket_t fd, short ev, void *arg)
 static int
 relay_sse_write(struct relay_sse *s, const char *data, size_t len)
 {
-	size_t	pending = evbuffer_get_length(relay_sse_pending(s));
+	size_t	pending = relay_sse_pending(s);
 
 	if (s->stage != NULL)
 		pending += evbuffer_get_length(s->stage);
@@ -368,12 +378,17 @@ relay_sse_start(struct relay_req *r, const uint8_t sid[RELAY_SID_LEN],
 	/* evhttp frames in chunks exactly when it added this header. */
 	te = evhttp_find_header(h, "Transfer-Encoding");
 	s->chunked = te != NULL && strcmp(te, "chunked") == 0;
-	/* Trap: no read timeout on a stream; a write timeout stays. */
+	/*
+	 * Trap: no read timeout on a stream. Timeouts are on the socket's
+	 * bufferevent under the gate's filter (relay-gate.c): a plain
+	 * socket's output waits for it at most --timeout in the gate, a TLS
+	 * one in the TLS bufferevent, with this write timeout.
+	 */
 	bev = evhttp_connection_get_bufferevent(s->evcon);
-	s->direct = bufferevent_openssl_get_ssl(bev) == NULL;
+	s->direct = bufferevent_openssl_get_ssl(relay_gate_lower(bev)) == NULL;
 	wtv.tv_sec = (time_t)relay_cfg.timeout;
 	wtv.tv_usec = 0;
-	bufferevent_set_timeouts(bev, NULL, &wtv);
+	bufferevent_set_timeouts(relay_gate_lower(bev), NULL, &wtv);
 	/*
 	 * A bounded kernel buffer, so a stalled reader shows in our count,
 	 * but not under 256 KB: with loopback's 64 KB segments a smaller one

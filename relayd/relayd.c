@@ -266,6 +266,7 @@ main(int argc, char **argv)
 	relay_verify_stop();	/* their completions may still queue writes */
 	relay_sse_free();
 	relay_poll_free();
+	relay_gate_shutdown();
 	evhttp_free(relay.http);
 	relay_conn_free_all();
 	relay_store_close(relay.store);

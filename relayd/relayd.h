@@ -79,6 +79,8 @@ struct relay_config {
 	uint64_t	 rate_limit;		/* requests/s per address */
 	uint64_t	 max_header_size;
 	uint64_t	 max_body_size;
+	uint64_t	 body_memory;		/* bodies held, all connections */
+	uint64_t	 header_timeout;	/* a whole request head, seconds */
 	uint64_t	 disk_watermark;	/* free bytes */
 	char		*creation_token;
 	char		*owner_keys;		/* file of owner keys */
@@ -119,6 +121,7 @@ struct relay_peer {
 	unsigned		 hour_sessions;
 	time_t			 fail_start;	/* transfer code failures */
 	unsigned		 fails;
+	uint64_t		 body;		/* request bodies held (gate) */
 };
 int	 relay_addr_from_sa(struct relay_addr *, const struct sockaddr *);
 int	 relay_addr_parse(struct relay_addr *, const char *);
@@ -158,12 +161,35 @@ void	 relay_tls_free(void);
 int	 relay_tls_enabled(void);
 SSL_CTX	*relay_tls_ctx(void);
 
+/* relay-gate.c: each connection's door, between its socket and evhttp */
+struct relay_gate;
+struct relay_refusal {
+	int		 status;
+	int		 err;
+	const char	*msg;
+	int		 say_close;	/* answer with Connection: close */
+};
+struct bufferevent *relay_gate_new(struct event_base *, struct bufferevent *,
+	    struct relay_gate **);
+void	 relay_gate_set_addr(struct relay_gate *, const struct relay_addr *);
+void	 relay_gate_detach(struct relay_gate *);
+void	 relay_gate_abort(struct relay_gate *);
+void	 relay_gate_shutdown(void);
+int	 relay_gate_refusal(struct evhttp_request *, struct relay_gate **,
+	    struct relay_refusal *);
+void	 relay_gate_release(struct relay_gate *);
+struct bufferevent *relay_gate_lower(struct bufferevent *);
+size_t	 relay_gate_pending_out(struct bufferevent *);
+uint64_t relay_gate_inuse(void);
+void	 relay_gate_trim(int idle);
+
 /* relay-conn.c */
 struct relay_conn;
 typedef void relay_conn_close_fn(struct relay_conn *, void *);
 struct relay_conn {
 	struct evhttp_connection *evcon;
-	struct bufferevent	*bev;
+	struct bufferevent	*bev;		/* the gate's filter */
+	struct relay_gate	*gate;
 	struct relay_addr	 addr;
 	int			 counted_addr;
 	relay_conn_close_fn	*on_close;
@@ -211,6 +237,7 @@ void	 relay_http_json(struct evhttp_request *, int status,
 int	 relay_http_status_for(int err);
 void	 relay_http_fail(struct relay_req *, int err, const char *msg);
 void	 relay_http_jw(struct evhttp_request *, int status, struct alx_jw *);
+void	 relay_http_refusal_summary(void);
 const char *relay_method_name(int);
 /* A request answered later (after a write): survives its connection. */
 struct relay_hold {
@@ -338,6 +365,7 @@ int	 relay_id_param(struct relay_req *, int, uint8_t *);
 int	 relay_session_request(struct relay_req *, struct relay_session **,
 	    struct relay_member **);
 const uint8_t *relay_body(struct relay_req *, size_t *);
+void	 relay_body_done(struct relay_req *);
 int	 relay_auth(struct relay_req *, struct relay_session *,
 	    const uint8_t *, struct relay_member **);
 int	 relay_event_add(struct relay_wop *, const uint8_t *,
