@@ -242,6 +242,7 @@ relay_item_accept(struct relay_req *r, struct relay_session *s,
     size_t len)
 {
 	struct relay_wop	*op;
+	const char		*why = NULL;
 	uint64_t		 item_max, session_max, need;
 	int			 rc;
 
@@ -267,8 +268,10 @@ relay_item_accept(struct relay_req *r, struct relay_session *s,
 		rc = ALX_ERR_TOO_LARGE;
 		goto fail;
 	}
-	if (s->rec.transfer + need > relay_cfg.max_transfer) {
+	if (need > relay_cfg.max_transfer ||
+	    s->rec.transfer > relay_cfg.max_transfer - need) {
 		rc = ALX_ERR_NOT_ALLOWED;
+		why = RELAY_TRANSFER_WHY;
 		goto fail;
 	}
 	if ((rc = relay_store_room(relay.store, len)) != 0)
@@ -289,7 +292,7 @@ relay_item_accept(struct relay_req *r, struct relay_session *s,
 	m->last_seq = it->seq;
 	memcpy(m->last_hash, it->hash, ALX_HASH_LEN);
 	s->rec.bytes += need;
-	s->rec.transfer += need;
+	s->rec.transfer += need;	/* checked above */
 	if (relay_member_record(op, s->sid, m, RELAY_W_PUT) != 0 ||
 	    relay_srec_step(op, s) != 0 ||
 	    relay_event_add(op, s->sid, it->id, "item", body, len) != 0) {
@@ -304,7 +307,7 @@ relay_item_accept(struct relay_req *r, struct relay_session *s,
 	}
 	return;
 fail:
-	relay_http_fail(r, rc, relay_item_why(it, rc));
+	relay_http_fail(r, rc, why != NULL ? why : relay_item_why(it, rc));
 }
 
 /*
@@ -516,9 +519,12 @@ relay_item_get(struct relay_req *r)
 	}
 	alx_buf_init(&raw, ALX_ITEM_BODY_MAX + 4096);
 	memset(&it, 0, sizeof(it));
-	if ((rc = relay_item_load(s, id, &cursor, &it, &raw)) != 0) {
+	if ((rc = relay_item_load(s, id, &cursor, &it, &raw)) != 0 ||
+	    (rc = relay_transfer_take(s, raw.len)) != 0) {
+		alx_item_free(&it);
 		alx_buf_free(&raw);
-		relay_http_fail(r, rc, NULL);
+		relay_http_fail(r, rc, rc == ALX_ERR_NOT_ALLOWED ?
+		    RELAY_TRANSFER_WHY : NULL);
 		return;
 	}
 	memcpy(prefix, s->sid, RELAY_SID_LEN);
@@ -712,6 +718,7 @@ relay_chunk_get(struct relay_req *r)
 	uint8_t			 key[RELAY_SID_LEN + ALX_ID_LEN + 4];
 	uint64_t		 cursor;
 	uint32_t		 idx;
+	const char		*why = NULL;
 	int			 rc;
 
 	if ((rc = relay_session_request(r, &s, &m)) != 0 ||
@@ -731,9 +738,17 @@ relay_chunk_get(struct relay_req *r)
 	    &chunk);
 	if (rc == ALX_ERR_NOT_FOUND)
 		rc = ALX_ERR_CHUNK_PENDING;
-	if (rc != 0 || (out = evbuffer_new()) == NULL)
+	if (rc != 0)
 		goto fail;
-	s->rec.transfer += chunk.len;
+	/* Downloads count against --max-transfer as uploads do. */
+	if ((rc = relay_transfer_take(s, chunk.len)) != 0) {
+		why = RELAY_TRANSFER_WHY;
+		goto fail;
+	}
+	if ((out = evbuffer_new()) == NULL) {
+		rc = ALX_ERR_NOMEM;
+		goto fail;
+	}
 	evbuffer_add(out, chunk.data, chunk.len);
 	evhttp_add_header(evhttp_request_get_output_headers(r->req),
 	    "Content-Type", "application/octet-stream");
@@ -748,7 +763,7 @@ fail:
 	alx_item_free(&it);
 	alx_buf_free(&raw);
 	alx_buf_free(&chunk);
-	relay_http_fail(r, rc, NULL);
+	relay_http_fail(r, rc, why);
 }
 
 struct relay_rlist {

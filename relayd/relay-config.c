@@ -110,7 +110,8 @@ static const struct relay_opt relay_opts[] = {
 	  "items kept per session; older ones are dropped",
 	  opt_count, OFF(retention_count), 1, 100000000 },
 	{ "max-transfer", "AIRLOX_MAX_TRANSFER", "10G", "SIZE",
-	  "bytes served and received per session",
+	  "bytes received and served per session, both ways: items posted, "
+	  "and items and chunks read (beyond it: 403 not_allowed)",
 	  opt_size, OFF(max_transfer), 1 * KB, (uint64_t)1 << 50 },
 	{ "max-sessions", "AIRLOX_MAX_SESSIONS", "10000", "N",
 	  "sessions stored at once",

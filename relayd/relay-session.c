@@ -350,6 +350,17 @@ relay_session_request(struct relay_req *r, struct relay_session **sp,
 	return relay_auth(r, *sp, NULL, mp);
 }
 
+int
+relay_transfer_take(struct relay_session *s, uint64_t n)
+{
+	if (n > relay_cfg.max_transfer ||
+	    s->rec.transfer > relay_cfg.max_transfer - n)
+		return ALX_ERR_NOT_ALLOWED;
+	/* Kept with the session's record at its next write. */
+	s->rec.transfer += n;
+	return 0;
+}
+
 /* The request body as bytes (evhttp bounded it by --max-body-size). */
 const uint8_t *
 relay_body(struct relay_req *r, size_t *len)

@@ -358,6 +358,13 @@ void	 relay_session_forget(struct relay_session *);
 void	 relay_session_unref(struct relay_session *);
 void	 relay_session_insert(struct relay_session *);
 int	 relay_session_get(const uint8_t *, struct relay_session **);
+/*
+ * Count n bytes received or served against --max-transfer: 0, or
+ * ALX_ERR_NOT_ALLOWED (nothing counted) when they would exceed it.
+ */
+int	 relay_transfer_take(struct relay_session *, uint64_t n);
+#define RELAY_TRANSFER_WHY	"this session has moved as many bytes as the " \
+	"relay allows one session (--max-transfer)"
 struct relay_member *relay_member_find(struct relay_session *,
 	    const uint8_t *);
 int	 relay_sid_param(struct relay_req *, int, uint8_t *);

@@ -2,7 +2,8 @@
 # quota.sh: each session limit hit and reported: sessions created per
 # address per hour (429 with Retry-After), sessions stored (507),
 # participants per session, item size and session size (413), transfer
-# per session; a lifetime over the maximum; no expiry only when allowed.
+# per session, uploads and downloads; a lifetime over the maximum; no
+# expiry only when allowed.
 . "${top_srcdir:-.}/tests/relayd/lib.sh"
 need curl
 CLI=$top_builddir/tests/relayd/relay-cli
@@ -49,6 +50,38 @@ while [ $n -lt 10 ]; do
 done
 like "$last" '^(413 \{"error":"too_large"|403 \{"error":"not_allowed")' \
     "items until a session limit: refused after $n (${last%%,*})"
+stop_relay TERM
+
+# Transfer counts downloads too: one 1000-byte file fetched again and again
+# stops at --max-transfer 4K (before, downloads were served without end).
+start_relay --plain-http --max-transfer 4K
+S=$T/t
+mkdir -p "$S"
+like "$(create "$S")" '^201 ' "a session on a relay with --max-transfer 4K"
+sid=$(cat "$S/sid")
+"$CLI" cert "$S" bob sender
+r=$(call bob POST "/v1/sessions/$sid/participants" "$S/bob.cert")
+head -c 1000 /dev/urandom >"$T/1000"
+"$CLI" item "$S" bob file "$T/1000"
+id=$(cat "$S/item.id")
+r=$(call bob POST "/v1/sessions/$sid/items" "$S/item.json")
+like "$r" '^201 ' "bob posts a 1000-byte file"
+r=$(call bob PUT "/v1/sessions/$sid/items/$id/chunks/0" "$S/chunk.0")
+like "$r" '^201 ' "and its chunk"
+n=0
+last=
+while [ $n -lt 10 ]; do
+	r=$(call bob GET "/v1/sessions/$sid/items/$id/chunks/0" -)
+	case $r in 200*) n=$((n + 1)) ;; *) last=$r; break ;; esac
+done
+[ $n -ge 1 ] && [ $n -lt 4 ]
+ok $? "the chunk is served until the session's transfer is spent ($n times)"
+like "$last" '^403 \{"error":"not_allowed","message":"this session has moved as many bytes' \
+    "then 403 not_allowed, saying why"
+like "$(call bob GET "/v1/sessions/$sid/items/$id" -)" '^403 \{"error":"not_allowed"' \
+    "reading the item is refused too"
+like "$(call bob GET "/v1/sessions/$sid/log?after=0" -)" '^200 ' \
+    "the event log is still served"
 stop_relay TERM
 
 # Sessions stored: two exist; --max-sessions 2 refuses a third.
