@@ -396,8 +396,28 @@ struct code_claim {
 	uint8_t			 key[ALX_CPACE_KEY_LEN];
 	int64_t			 base_a;	/* our messages before this run */
 	int64_t			 after_b;	/* the creator's seen so far */
-	time_t			 deadline;
+	time_t			 deadline;	/* the code's end */
+	int64_t			 answer_s;	/* wait for each answer */
+	int			 gone;		/* the creator did not answer */
 };
+
+/*
+ * The creator's next message: it answers within seconds while `session
+ * code` runs, so waiting longer than answer_s means it no longer does
+ * (stopped, killed, offline); the code itself may live on at the relay.
+ */
+static int
+claim_wait(struct code_claim *cl, struct code_msg *m)
+{
+	time_t	by = time(NULL) + (time_t)cl->answer_s;
+	int	r;
+
+	r = code_wait(&cl->hc, cl->np, "b", cl->after_b, 0,
+	    by < cl->deadline ? by : cl->deadline, m);
+	if (r == ALX_ERR_EXPIRED && by < cl->deadline)
+		cl->gone = 1;
+	return r;
+}
 
 /* GET /v1/codes/N: the session and role the code is for. */
 static int
@@ -447,8 +467,7 @@ claim_pake(struct code_claim *cl)
 	    (const uint8_t *)CODE_AD_A, sizeof(CODE_AD_A) - 1, msg, &ml)) != 0)
 		return r;
 	if ((r = code_post(&cl->hc, cl->np, "a", cl->base_a + 1, msg, ml,
-	    0)) != 0 || (r = code_wait(&cl->hc, cl->np, "b", cl->after_b, 0,
-	    cl->deadline, &m2)) != 0)
+	    0)) != 0 || (r = claim_wait(cl, &m2)) != 0)
 		goto out;
 	cl->after_b = m2.seq;
 	if (m2.len > ALX_CPACE_TAG_LEN && alx_cpace_finish(&cp,
@@ -482,8 +501,7 @@ claim_invite(struct code_claim *cl, char **invite)
 	uint8_t			 nonce[ALX_NONCE_LEN], *pt = NULL;
 	int			 r;
 
-	if ((r = code_wait(&cl->hc, cl->np, "b", cl->after_b, 0, cl->deadline,
-	    &m4)) != 0)
+	if ((r = claim_wait(cl, &m4)) != 0)
 		return r;
 	r = ALX_ERR_PAKE;
 	memset(nonce, 0, sizeof(nonce));
@@ -510,9 +528,13 @@ claim_invite(struct code_claim *cl, char **invite)
 	return r;
 }
 
-/* The claimant's side; *invite receives the invite link. */
+/*
+ * The claimant's side; *invite receives the invite link. The creator has
+ * answer_s seconds to answer each message; *gone is set when it did not.
+ */
 int
-code_receive(struct client_ctx *ctx, const char *text, char **invite)
+code_receive(struct client_ctx *ctx, const char *text, int64_t answer_s,
+    char **invite, int *gone)
 {
 	struct code_claim	 cl;
 	char			*cause = NULL;
@@ -520,7 +542,9 @@ code_receive(struct client_ctx *ctx, const char *text, char **invite)
 	int			 r;
 
 	*invite = NULL;
+	*gone = 0;
 	memset(&cl, 0, sizeof(cl));
+	cl.answer_s = answer_s;
 	if (alx_code_normalize(cl.code, text) != 0 ||
 	    alx_code_parse(cl.code, &cl.np, w) != 0)
 		return ALX_ERR_BAD_CODE;
@@ -531,7 +555,28 @@ code_receive(struct client_ctx *ctx, const char *text, char **invite)
 	}
 	if ((r = claim_lookup(&cl)) == 0 && (r = claim_pake(&cl)) == 0)
 		r = claim_invite(&cl, invite);
+	*gone = cl.gone;
 	http_close(&cl.hc);
 	alx_wipe(&cl, sizeof(cl));
 	return r;
+}
+
+int
+code_receive_fail(int r, int gone, int64_t answer_s)
+{
+	if (gone)
+		return out_fail(ALX_ERR_EXPIRED, "the code's creator did not "
+		    "answer within %llds: airlox session code is no longer "
+		    "running there (stopped, or its machine is offline); ask "
+		    "for a new code", (long long)answer_s);
+	if (r == ALX_ERR_BAD_CODE)
+		return out_fail(r, "not a transfer code (like 7-guitar-orbit)");
+	if (r == ALX_ERR_PAKE)
+		return out_fail(r, "wrong code (or it was tampered with); the "
+		    "creator counted the attempt");
+	if (r == ALX_ERR_NOT_FOUND || r == ALX_ERR_EXPIRED ||
+	    r == ALX_ERR_SESSION_EXPIRED)
+		return out_fail(r, "no such code on this relay: it was used, "
+		    "cancelled or has expired");
+	return out_fail(r, "the transfer failed");
 }

@@ -386,7 +386,11 @@ int	 concern_from(struct csession *, const char *, struct concern_opts *,
 /* how: the command to run on the other machine, %s for the code. */
 int	 code_create(struct csession *, int role, const char *invite,
 	    int64_t wait_s, const char *how);
-int	 code_receive(struct client_ctx *, const char *code, char **invite);
+#define CODE_ANSWER_S	60	/* receive: wait for each of the creator's */
+int	 code_receive(struct client_ctx *, const char *code, int64_t answer_s,
+	    char **invite, int *gone);
+/* Say why code_receive() failed; returns the exit status. */
+int	 code_receive_fail(int r, int gone, int64_t answer_s);
 
 /* client-exec.c */
 /* Run argv in its own process group with env (NAME=value, NULL-ended)

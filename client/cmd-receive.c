@@ -12,6 +12,8 @@
 #include "client.h"
 
 static const struct cmd_opt cmd_receive_opts[] = {
+	{ "timeout", "DURATION", 0, "how long to wait for each answer of the "
+	    "code's creator before giving up (default: 60s)" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -21,20 +23,17 @@ cmd_receive_exec(struct client_ctx *ctx)
 	struct alx_invite	 inv;
 	struct alx_jw		 jw;
 	char			*invite = NULL, sid[ALX_FP_STRLEN + 1];
-	int			 r;
+	int64_t			 answer_s;
+	int			 r, gone;
 
-	r = code_receive(ctx, ctx->args.pos[0], &invite);
-	if (r == ALX_ERR_BAD_CODE)
-		return out_fail(r, "not a transfer code (like 7-guitar-orbit)");
-	if (r == ALX_ERR_PAKE)
-		return out_fail(r, "wrong code (or it was tampered with); the "
-		    "creator counted the attempt");
-	if (r == ALX_ERR_NOT_FOUND || r == ALX_ERR_EXPIRED ||
-	    r == ALX_ERR_SESSION_EXPIRED)
-		return out_fail(r, "no such code on this relay: it was used, "
-		    "cancelled or has expired");
+	if ((r = args_duration(&ctx->args, "timeout", CODE_ANSWER_S,
+	    &answer_s)) != 0)
+		return r;
+	if (answer_s <= 0)
+		return out_usage("--timeout: must be above zero (like 60s)");
+	r = code_receive(ctx, ctx->args.pos[0], answer_s, &invite, &gone);
 	if (r != 0)
-		return out_fail(r, "the transfer failed");
+		return code_receive_fail(r, gone, answer_s);
 	alx_invite_parse(&inv, invite);
 	alx_b64_encode(sid, inv.sid, ALX_SID_LEN);
 	if (ctx->json) {

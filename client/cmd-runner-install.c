@@ -423,7 +423,7 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 	char		 runnerd[PATH_MAX];
 	char		*invite = NULL;
 	size_t		 nopts;
-	int		 r, launchd;
+	int		 r, launchd, gone;
 
 #ifdef __APPLE__
 	launchd = 1;
@@ -449,8 +449,9 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 		strcat(state, "/airlox");
 	/* The invite: received now, kept where the runner looks for it. */
 	if ((v = args_get(&ctx->args, "code")) != NULL) {
-		if ((r = code_receive(ctx, v, &invite)) != 0)
-			return r;
+		if ((r = code_receive(ctx, v, CODE_ANSWER_S, &invite,
+		    &gone)) != 0)
+			return code_receive_fail(r, gone, CODE_ANSWER_S);
 	} else if (ctx->invite != NULL)
 		invite = strdup(ctx->invite);
 	else

@@ -109,6 +109,7 @@ static char *
 runner_invite(struct runner_cfg *cfg, struct runner *rn)
 {
 	char	 path[PATH_MAX], *inv = NULL;
+	int	 gone;
 
 	runner_pathf(path, sizeof(path), "%s/invite", rn->statedir);
 	if (cfg->invite != NULL)
@@ -118,8 +119,11 @@ runner_invite(struct runner_cfg *cfg, struct runner *rn)
 		fatalx("cannot read the invite from %s", cfg->invite_file);
 	else if (cfg->code != NULL) {
 		rn->ctx.relay = cfg->relay;
-		if (code_receive(&rn->ctx, cfg->code, &inv) != 0 || inv == NULL)
-			fatalx("the transfer code did not give an invite");
+		if (code_receive(&rn->ctx, cfg->code, CODE_ANSWER_S, &inv,
+		    &gone) != 0 || inv == NULL)
+			fatalx("the transfer code did not give an invite%s",
+			    gone ? ": its creator did not answer (airlox "
+			    "session code is no longer running there)" : "");
 	}
 	if (inv != NULL) {
 		if (runner_write_secret(path, inv) != ALX_OK)

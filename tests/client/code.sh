@@ -1,7 +1,8 @@
 #!/bin/sh
 # code.sh: transfer codes between two client processes: the round trip
 # hands over the invite; a wrong code fails, is counted, and three wrong
-# ones cancel the code.
+# ones cancel the code; a code whose creator was killed ends receive with
+# a message (it used to wait for as long as the code lived at the relay).
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
@@ -44,4 +45,23 @@ like "$(cat "$T/code2.err")" 'cancelled after 3' "and says the code was cancelle
 XDG_CACHE_HOME="$T/c-bob" "$AIRLOX" receive "$code" >/dev/null 2>"$T/late.err"
 st=$?
 ok $([ $st -eq 4 ] || [ $st -eq 8 ]; echo $?) "the right code no longer works after that"
+
+# The creator is killed; its code stays on the relay.
+AIRLOX_INVITE=$OWNER "$AX" alice --json session code sender \
+    >"$T/code3.json" 2>"$T/code3.err" &
+CP=$!
+EXTRA_PIDS="$EXTRA_PIDS $CP"
+wait_for test -s "$T/code3.json"
+code=$(head -n 1 "$T/code3.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["code"])')
+kill -9 "$CP"
+wait "$CP" 2>/dev/null
+timeout 300 env XDG_CACHE_HOME="$T/c-dan" "$AIRLOX" receive --timeout 3s \
+    "$code" >"$T/gone.out" 2>"$T/gone.err"
+is $? 4 "its creator killed, receive ends (exit 4)"
+like "$(cat "$T/gone.err")" 'did not answer within 3s.*no longer running' \
+    "and says the creator is gone"
+is "$(cat "$T/gone.out")" "" "printing no invite"
+XDG_CACHE_HOME="$T/c-dan" "$AIRLOX" receive --timeout 0s "$code" \
+    >/dev/null 2>"$T/t0.err"
+is $? 2 "--timeout 0s is a usage error"
 done_testing
