@@ -44,6 +44,31 @@ cache_mkdir(const char *path)
 	return 0;
 }
 
+/*
+ * The folders of path that do not exist yet, each made 0700 (the XDG base
+ * directory spec: a missing base directory is created with that mode).
+ * Folders that exist are left as they are.
+ */
+int
+cache_mkdirs(const char *path)
+{
+	char	tmp[900], *p;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s", path) >= sizeof(tmp))
+		return ALX_ERR_TOO_LARGE;
+	for (p = tmp + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+			return ALX_ERR_IO;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+		return ALX_ERR_IO;
+	return 0;
+}
+
 int
 cache_dir(char *out, size_t len)
 {
@@ -51,6 +76,7 @@ cache_dir(char *out, size_t len)
 	const char	*home = getenv("HOME");
 	char		 parent[900];
 	struct passwd	*pw;
+	int		 r;
 
 	if (x != NULL && x[0] == '/')
 		snprintf(parent, sizeof(parent), "%s", x);
@@ -63,11 +89,9 @@ cache_dir(char *out, size_t len)
 		if ((size_t)snprintf(parent, sizeof(parent), "%s/.cache",
 		    home) >= sizeof(parent))
 			return ALX_ERR_TOO_LARGE;
-		if (mkdir(parent, 0700) != 0 && errno != EEXIST)
-			return ALX_ERR_IO;
 	}
-	if (mkdir(parent, 0700) != 0 && errno != EEXIST)
-		return ALX_ERR_IO;
+	if ((r = cache_mkdirs(parent)) != 0)
+		return r;
 	if ((size_t)snprintf(out, len, "%s/airlox", parent) >= len)
 		return ALX_ERR_TOO_LARGE;
 	return cache_mkdir(out);

@@ -293,17 +293,30 @@ out:
 	return r;
 }
 
-/* "CODE", then the command for the other machine with the code in it. */
+/*
+ * "CODE", then the command for the other machine: in how, %s stands for
+ * the code and %r for this relay's URL (the other machine may know no
+ * relay, or another one).
+ */
 static void
-code_print_how(const char *code, const char *how)
+code_print_how(const struct csession *cs, const char *code, const char *how)
 {
-	const char	*p = strstr(how, "%s");
+	const char	*p;
 
-	if (p == NULL)
-		out_text("%s\n\nOn the other machine: %s\n", code, how);
-	else
-		out_text("%s\n\nOn the other machine: %.*s%s%s\n", code,
-		    (int)(p - how), how, code, p + 2);
+	if (out_json())
+		return;
+	printf("%s\n\nOn the other machine: ", code);
+	for (p = how; *p != '\0'; p++) {
+		if (p[0] == '%' && p[1] == 's') {
+			fputs(code, stdout);
+			p++;
+		} else if (p[0] == '%' && p[1] == 'r') {
+			fputs(cs->http.base, stdout);
+			p++;
+		} else
+			putchar(*p);
+	}
+	putchar('\n');
 }
 
 int
@@ -336,7 +349,8 @@ code_create(struct csession *cs, int role, const char *invite, int64_t ttl,
 	if (expires > 0 && (time_t)expires < deadline)
 		deadline = (time_t)expires;
 	code_event("code", code, (int64_t)deadline, 0);
-	code_print_how(code, how != NULL ? how : "airlox receive %s");
+	code_print_how(cs, code, how != NULL ? how :
+	    "airlox receive --relay %r %s");
 	out_text("(one use, expires in %lld minutes; waiting...)\n",
 	    (long long)((deadline - time(NULL) + 59) / 60));
 	fflush(stdout);

@@ -8,10 +8,19 @@
  * need it carry the signature of protocol.md section 9. Transient failures
  * (connection refused or reset, 502, 503, 504, 429 with Retry-After) are
  * retried with backoff; JSON error bodies map to the stable error codes.
+ *
+ * No request waits on a silent relay for long: connecting gives up after
+ * --stall-timeout (30 s), and so does a reply that sends under 100 bytes
+ * a second for that long (a long-poll's own wait= is added to it); a
+ * request takes 120 s at most. A request that gets no HTTP reply leaves
+ * its cause in words (http_net_failed()), which out_fail() prints instead
+ * of the caller's message: "the relay refused ..." would be wrong, since
+ * the relay never saw it.
  */
 #include "config.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +37,13 @@
 
 #define HTTP_TRIES		5
 #define HTTP_RETRY_CAP_MS	8000
+#define HTTP_STALL_S		30	/* default --stall-timeout */
+#define HTTP_STALL_BYTES	100	/* slower than this per second: stalled */
+#define HTTP_TOTAL_S		120	/* the longest one request may take */
+
+/* Why the last request got no HTTP reply: see http_net_failed(). */
+static char	http_neterr[768];
+static int	http_neterr_code;
 
 struct http_io {
 	struct alx_buf	*buf;
@@ -129,6 +145,7 @@ http_open(struct http_conn *hc, const char *base, const struct client_ctx *ctx,
 		return r;
 	hc->ca_file = ctx->ca_file;
 	hc->max_tries = HTTP_TRIES;
+	hc->stall_s = ctx->stall_s > 0 ? (long)ctx->stall_s : HTTP_STALL_S;
 	if ((hc->curl = curl_easy_init()) == NULL)
 		return ALX_ERR_NOMEM;
 	return 0;
@@ -203,7 +220,9 @@ http_tls_setup(struct http_conn *hc, void *handle)
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 #endif
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, hc->stall_s);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, (long)HTTP_STALL_BYTES);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, hc->stall_s);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "airlox/" ALX_VERSION_STRING);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -252,6 +271,140 @@ http_curl_err(int cc)
 	}
 }
 
+void
+http_where(const struct http_conn *hc, char *out, size_t len)
+{
+	char	*scheme, *host, *port;
+
+	if (http_url_parts(hc->base, &scheme, &host, &port) != 0) {
+		snprintf(out, len, "%s", hc->authority);
+		return;
+	}
+	snprintf(out, len, "%s:%s", host, port != NULL ? port :
+	    strcasecmp(scheme, "https") == 0 ? "443" : "80");
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+}
+
+int
+http_net_failed(struct http_conn *hc, void *handle, int cc, long stall_s,
+    const char *detail)
+{
+	CURL		*c = handle;
+	char		 where[320], host[320], why[256], *m = http_neterr, *p;
+	const char	*d;
+	size_t		 n = sizeof(http_neterr);
+	curl_off_t	 connect_us = 0, got = 0, total_us = 0;
+	long		 os_errno = 0, hdr = 0;
+
+	d = detail != NULL && *detail != '\0' ? detail :
+	    curl_easy_strerror((CURLcode)cc);
+	http_where(hc, where, sizeof(where));
+	snprintf(host, sizeof(host), "%s", where);
+	if ((p = strrchr(host, ':')) != NULL)
+		*p = '\0';
+	curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
+	curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us);
+	curl_easy_getinfo(c, CURLINFO_TOTAL_TIME_T, &total_us);
+	curl_easy_getinfo(c, CURLINFO_SIZE_DOWNLOAD_T, &got);
+	curl_easy_getinfo(c, CURLINFO_HEADER_SIZE, &hdr);
+	switch (cc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+		snprintf(m, n, "cannot find the relay's host %s (%s): check "
+		    "the relay URL or invite", host, d);
+		break;
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		snprintf(m, n, "cannot find the proxy's host (%s): check "
+		    "https_proxy and all_proxy", d);
+		break;
+	case CURLE_COULDNT_CONNECT:
+		/* "connection refused", as strerror says it, in lower case */
+		snprintf(why, sizeof(why), "%s", os_errno != 0 ?
+		    strerror((int)os_errno) : d);
+		why[0] = (char)tolower((unsigned char)why[0]);
+		snprintf(m, n, "cannot connect to %s: %s; is the relay "
+		    "running there?", where, why);
+		break;
+	case CURLE_OPERATION_TIMEDOUT:
+		if (connect_us == 0)
+			snprintf(m, n, "cannot connect to %s: no answer for "
+			    "%ld s", where, stall_s);
+		else if (total_us >= (curl_off_t)HTTP_TOTAL_S * 1000000)
+			snprintf(m, n, "the relay at %s took over %d s to "
+			    "answer", where, HTTP_TOTAL_S);
+		else if (got == 0 && hdr == 0)
+			snprintf(m, n, "no answer from %s for %ld s", where,
+			    stall_s);
+		else
+			snprintf(m, n, "the relay at %s stalled: almost "
+			    "nothing came for %ld s", where, stall_s);
+		break;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CACERT_BADFILE:
+		snprintf(m, n, "the TLS certificate of %s does not verify "
+		    "(%s); for a private CA use --ca-file or AIRLOX_CA_FILE",
+		    where, d);
+		break;
+	case CURLE_SSL_CONNECT_ERROR:
+		snprintf(m, n, "the TLS handshake with %s failed (%s); for a "
+		    "private CA use --ca-file or AIRLOX_CA_FILE", where, d);
+		break;
+	case CURLE_GOT_NOTHING:
+		snprintf(m, n, "%s closed the connection without an answer",
+		    where);
+		break;
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_PARTIAL_FILE:
+		snprintf(m, n, "the connection to %s broke (%s)", where, d);
+		break;
+	default:
+		snprintf(m, n, "the request to %s failed (%s)", where, d);
+		break;
+	}
+	return http_neterr_code = http_curl_err(cc);
+}
+
+int
+http_net_note(int err, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(http_neterr, sizeof(http_neterr), fmt, ap);
+	va_end(ap);
+	return http_neterr_code = err;
+}
+
+const char *
+http_net_cause(int err)
+{
+	return http_neterr[0] != '\0' && err == http_neterr_code ?
+	    http_neterr : NULL;
+}
+
+void
+http_net_clear(void)
+{
+	http_neterr[0] = '\0';
+	http_neterr_code = 0;
+}
+
+/* The seconds a long-poll (wait=S in the query) may be held silent. */
+static long
+http_path_wait(const char *path)
+{
+	const char	*q = strchr(path, '?'), *w;
+
+	if (q == NULL)
+		return 0;
+	for (w = q; (w = strstr(w + 1, "wait=")) != NULL;)
+		if (w[-1] == '?' || w[-1] == '&')
+			return strtol(w + 5, NULL, 10);
+	return 0;
+}
+
 static int
 http_transient_curl(int cc)
 {
@@ -283,16 +436,23 @@ http_once(struct http_conn *hc, const char *method, const char *path,
 	struct curl_slist	*h = NULL;
 	CURL			*c = hc->curl;
 	char			 url[2048], auth[ALX_REQ_HDR_MAX + 32];
-	char			 ct[128];
+	char			 ct[128], errbuf[CURL_ERROR_SIZE];
+	long			 stall = hc->stall_s, wait;
 	int			 r;
 
+	errbuf[0] = '\0';
 	curl_easy_reset(c);
 	http_tls_setup(hc, c);
 	if ((size_t)snprintf(url, sizeof(url), "%s%s", hc->base, path) >=
 	    sizeof(url))
 		return ALX_ERR_TOO_LARGE;
 	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)HTTP_TOTAL_S);
+	if ((wait = http_path_wait(path)) > 0 && wait < HTTP_TOTAL_S) {
+		stall += wait;
+		curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stall);
+	}
 	if (sign) {
 		if ((r = http_auth_header(hc, method, path, body, len, auth,
 		    sizeof(auth))) != 0)
@@ -326,18 +486,18 @@ http_once(struct http_conn *hc, const char *method, const char *path,
 	*cc = curl_easy_perform(c);
 	curl_slist_free_all(h);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
-	if (io->overflow)
-		return ALX_ERR_TOO_LARGE;
+	if (io->overflow) {
+		char	where[320];
+
+		http_where(hc, where, sizeof(where));
+		return http_net_note(ALX_ERR_IO, "the relay at %s sent an "
+		    "answer larger than %zu bytes", where, resp->body.max);
+	}
 	if (*cc != CURLE_OK) {
+		r = http_net_failed(hc, c, *cc, stall, errbuf);
 		log_debug("http: %s %s: %s", method, path,
-		    curl_easy_strerror(*cc));
-		if (*cc == CURLE_PEER_FAILED_VERIFICATION ||
-		    *cc == CURLE_SSL_CACERT_BADFILE)
-			out_warn("TLS: the certificate of %s does not verify "
-			    "(%s); for a private CA use --ca-file or "
-			    "AIRLOX_CA_FILE", hc->authority,
-			    curl_easy_strerror(*cc));
-		return http_curl_err(*cc);
+		    http_net_cause(r));
+		return r;
 	}
 	log_debug("http: %s %s: %ld", method, path, resp->status);
 	if (resp->status >= 200 && resp->status < 300)
@@ -371,6 +531,7 @@ http_request(struct http_conn *hc, const char *method, const char *path,
 
 	memset(resp, 0, sizeof(*resp));
 	alx_buf_init(&resp->body, maxresp);
+	http_net_clear();
 	for (attempt = 0;; attempt++) {
 		alx_buf_reset(&resp->body);
 		memset(&io, 0, sizeof(io));

@@ -615,9 +615,8 @@ item_send(struct csession *cs, struct item_post *p)
 
 	r = item_post(cs, p, &cause);
 	if (r == ALX_ERR_WRONG_ROLE)
-		return out_fail(r, "a%s %s invite cannot send %s items",
-		    cs->inv.role == ALX_ROLE_OWNER ? "n" : "",
-		    alx_role_name(cs->inv.role), p->kind);
+		return out_fail(r, "%s invite cannot send %s items",
+		    out_a_role(cs->inv.role), p->kind);
 	if (r != 0 && cs->bad_event) {
 		free(cause);
 		return csess_fail(cs, r, "");

@@ -64,6 +64,7 @@ int	machine_list(char ***names, size_t *n);
 void	machine_list_free(char **, size_t);
 int	machine_remove(const char *name);
 void	machine_resolve_invite(struct client_ctx *);
+int	machine_unknown(const char *on);
 
 /* client-verify.c: a runner's verify report, read before approving it */
 #define VERIFY_REPORT_WAIT	120	/* s, for a runner that just joined */

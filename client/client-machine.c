@@ -80,6 +80,12 @@ machine_exists(const char *name)
 	    stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static int
+machine_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The names of the machines kept here, sorted; *n receives the count. */
 int
 machine_list(char ***names, size_t *n)
@@ -104,8 +110,8 @@ machine_list(char ***names, size_t *n)
 			(*n)++;
 	}
 	closedir(d);
-	qsort(*names, *n, sizeof(**names), (int (*)(const void *,
-	    const void *))strcmp);
+	if (*n > 1)
+		qsort(*names, *n, sizeof(**names), machine_cmp);
 	return 0;
 }
 
@@ -159,4 +165,37 @@ machine_resolve_invite(struct client_ctx *ctx)
 	if (n == 1 && machine_read(names[0], "sender", &link) == 0)
 		ctx->invite = link;
 	machine_list_free(names, n);
+}
+
+/*
+ * "--on NAME" without an invite named no machine kept here: say so, with
+ * the machines that are (a usage error, exit 2).
+ */
+int
+machine_unknown(const char *on)
+{
+	struct alx_buf	  b;
+	char		**names;
+	size_t		  n, i;
+	int		  r;
+
+	machine_list(&names, &n);
+	alx_buf_init(&b, 4096);
+	for (i = 0; i < n; i++)
+		alx_buf_printf(&b, "%s%s", i > 0 ? ", " : "", names[i]);
+	if (strncmp(on, "pool/", 5) == 0 && n > 1)
+		r = out_usage("--on %s: %zu machines are kept here (%s); set "
+		    "AIRLOX_INVITE to the sender invite of the session to "
+		    "use", on, n, b.data != NULL ? (char *)b.data : "");
+	else if (n == 0)
+		r = out_usage("no machine named %s: none is kept here (add "
+		    "one with airlox machine add NAME, or set AIRLOX_INVITE)",
+		    strncmp(on, "pool/", 5) == 0 ? "for a pool" : on);
+	else
+		r = out_usage("no machine named %s; the machines kept here: "
+		    "%s (or set AIRLOX_INVITE)", on, b.data != NULL ?
+		    (char *)b.data : "");
+	alx_buf_free(&b);
+	machine_list_free(names, n);
+	return r;
 }

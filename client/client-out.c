@@ -6,16 +6,23 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "airlox.h"
 #include "client.h"
 
 static int	out_is_json;
+/* The last byte out_safe() wrote to stdout and stderr (0: none yet), and
+ * which of the two it wrote last. */
+static int	out_tail_out, out_tail_err;
+static FILE	*out_tail_last;
 
 /* Exit statuses of every command (airlox run adds its own later). */
 const struct exit_code exit_codes[] = {
@@ -27,7 +34,8 @@ const struct exit_code exit_codes[] = {
 	    "forbidden, unknown_key" },
 	{ EXIT_GONE, "gone", "the session or object is gone: "
 	    "session_expired, not_found, expired, cursor_gone" },
-	{ EXIT_NET, "relay_unavailable", "the relay could not be reached or "
+	{ EXIT_NET, "relay_unavailable", "the relay could not be reached, "
+	    "stalled past --stall-timeout, sent a broken event stream, or "
 	    "kept failing after retries: io_error, not_ready, rate_limited, "
 	    "too_many_connections, insufficient_storage" },
 	{ EXIT_VERIFY, "verification_failed", "the relay served something "
@@ -158,13 +166,23 @@ out_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/*
+ * A request that got no HTTP reply failed on the way (no connection, no
+ * answer, TLS): its cause (client-http.c) says what happened and what to
+ * check, where the caller's words would blame the relay for refusing what
+ * it never saw.
+ */
 static int
 out_vfail(int code, int err, const char *fmt, va_list ap)
 {
 	struct alx_jw	 jw;
+	const char	*net;
 	char		 msg[1024];
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if ((net = http_net_cause(err)) != NULL)
+		snprintf(msg, sizeof(msg), "%s", net);
+	else
+		vsnprintf(msg, sizeof(msg), fmt, ap);
 	fflush(stdout);
 	/* A message may quote the relay's words: no escapes through it. */
 	fputs("airlox: ", stderr);
@@ -238,6 +256,15 @@ void
 out_safe_indent(FILE *f, const char *s, size_t len, const char *indent)
 {
 	size_t	i;
+
+	if (len > 0 && (f == stdout || f == stderr)) {
+		/* The last byte as written: a control character is a '?'. */
+		unsigned char c = (unsigned char)s[len - 1];
+		int t = c == '\n' && indent == NULL ? '\n' : '?';
+
+		*(f == stdout ? &out_tail_out : &out_tail_err) = t;
+		out_tail_last = f;
+	}
 
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -333,6 +360,69 @@ out_argv_quote(struct alx_buf *b, char *const *argv, size_t n)
 		r |= out_word_quote(b, argv[i]);
 	}
 	return r != 0 ? ALX_ERR_TOO_LARGE : 0;
+}
+
+/* Whether stdout and stderr go to the same place (a terminal, a file). */
+static int
+out_same_place(void)
+{
+	struct stat	a, b;
+
+	if (fstat(STDOUT_FILENO, &a) != 0 || fstat(STDERR_FILENO, &b) != 0)
+		return 0;
+	if (S_ISCHR(a.st_mode) && S_ISCHR(b.st_mode))
+		return a.st_rdev == b.st_rdev;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+void
+out_line_start(FILE *f)
+{
+	int	tail;
+
+	if (f == stderr && out_tail_last != NULL && out_same_place())
+		tail = out_tail_last == stdout ? out_tail_out : out_tail_err;
+	else
+		tail = f == stdout ? out_tail_out : out_tail_err;
+	if (tail != 0 && tail != '\n') {
+		fflush(stdout);
+		fputc('\n', f);
+	}
+}
+
+void
+out_size(char *buf, size_t len, int64_t n)
+{
+	static const char	*unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	int64_t			 v = n;
+	int			 u = -1;
+
+	while (u < 3 && v >= 1024 && v % 1024 == 0) {
+		v /= 1024;
+		u++;
+	}
+	if (u >= 0)
+		snprintf(buf, len, "%lld %s", (long long)v, unit[u]);
+	else if (n >= 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB (%lld bytes)",
+		    (double)n / (1024.0 * 1024.0), (long long)n);
+	else
+		snprintf(buf, len, "%lld bytes", (long long)n);
+}
+
+const char *
+out_a_role(int role)
+{
+	switch (role) {
+	case ALX_ROLE_OWNER:
+		return "an owner";
+	case ALX_ROLE_OBSERVER:
+		return "an observer";
+	case ALX_ROLE_RUNNER:
+		return "a runner";
+	default:
+		return "a sender";
+	}
 }
 
 void

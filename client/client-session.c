@@ -111,6 +111,9 @@ csess_fetch_manifests(struct csession *cs, struct alx_view *v)
 		r = ALX_ERR_MISSING;
 		goto out;
 	}
+	if (alx_json_get_int(j, 0, "expires", &cs->relay_expires, 0,
+	    ALX_JSON_INT_MAX) != 0)
+		cs->relay_expires = -1;
 	for (i = 0; i < n; i++) {
 		if ((r = alx_json_raw(j, alx_json_arr_at(j, arr, i), &raw,
 		    &len)) != 0 || (r = alx_view_add_manifest(v, raw, len)) != 0)
@@ -212,6 +215,7 @@ csess_open(struct csession *cs, struct client_ctx *ctx, int flags)
 	memset(cs, 0, sizeof(*cs));
 	cs->ctx = ctx;
 	cs->chunk_wait = 10;
+	cs->relay_expires = -1;
 	if (alx_invite_parse(&cs->inv, ctx->invite) != 0)
 		return out_fail(ALX_ERR_BAD_INVITE, "the invite is not an "
 		    "airlox invite link (https://HOST/s/SID#1.ROLE.SEED)");
@@ -497,8 +501,16 @@ csess_sse_event(const char *type, int64_t id, const char *data, size_t len,
 	int			 whole = 0, r;
 	int64_t			 c;
 
-	if (alx_json_parse(&j, data, len, NULL) == 0 &&
-	    alx_json_get_int(j, 0, "cursor", &c, 1, ALX_JSON_INT_MAX) == 0 &&
+	if (alx_json_parse(&j, data, len, NULL) != 0) {
+		/* Not the relay's events: a broken stream (exit 5, not 1). */
+		char	where[320];
+
+		http_where(&s->cs->http, where, sizeof(where));
+		return s->err = http_net_note(ALX_ERR_IO, "the relay at %s "
+		    "sent an event that is not JSON (event %lld of the "
+		    "stream)", where, (long long)id);
+	}
+	if (alx_json_get_int(j, 0, "cursor", &c, 1, ALX_JSON_INT_MAX) == 0 &&
 	    alx_json_has(j, 0, "type") && alx_json_has(j, 0, "data"))
 		whole = 1;
 	alx_json_free(j);

@@ -197,7 +197,10 @@ verify_report_gate(struct client_ctx *ctx, const char *name,
 	fflush(stdout);
 	if (rep->fail > 0 && !weaker)
 		return out_fail(ALX_ERR_NOT_ALLOWED, "the runner's verify "
-		    "report has %lld FAIL(s); not approved (--accept-weaker "
-		    "approves it anyway)", (long long)rep->fail);
+		    "report has %lld FAIL(s); not approved. Next: fix what "
+		    "each FAIL names on the machine (airlox-runnerd verify "
+		    "there runs the probes again; docs/sandbox.md says what "
+		    "each checks) and start the runner again, or approve it "
+		    "as it is with --accept-weaker", (long long)rep->fail);
 	return 0;
 }

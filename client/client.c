@@ -67,6 +67,10 @@ const struct cmd_opt client_global_opts[] = {
 	    "certificate (default: $AIRLOX_CA_FILE, else the system's)" },
 	{ "insecure-http-host", "HOST", 0, "allow plain http:// to HOST "
 	    "(default: only loopback hosts)" },
+	{ "stall-timeout", "DURATION", 0, "give up on a relay that does not "
+	    "answer a connection, or sends under 100 bytes a second, for this "
+	    "long (default: 30s; an event stream allows one and a half times "
+	    "as long)" },
 	{ "verbose", NULL, 0, "log requests and retries on stderr (default: "
 	    "off)" },
 	{ "help", NULL, 0, "show the usage of the command and exit" },
@@ -388,12 +392,20 @@ client_check(struct client_ctx *ctx)
 		    cmd->args[0] != '\0' ? " " : "", cmd->args);
 	if (ctx->kind < 0)
 		return out_usage("--kind: agent or person");
+	if (args_duration(&ctx->args, "stall-timeout", 0, &ctx->stall_s) != 0)
+		return EXIT_USAGE;
+	if (args_has(&ctx->args, "stall-timeout") &&
+	    (ctx->stall_s < 1 || ctx->stall_s > 3600))
+		return out_usage("--stall-timeout: from 1s to 1h");
 	if (ctx->name != NULL && !alx_display_valid(ctx->name))
 		return out_usage("--name: 1 to 64 characters without control "
 		    "characters");
 	/* "run --on NAME": the sender invite of a machine kept here. */
 	if ((cmd->flags & CMD_INVITE) && ctx->invite == NULL)
 		machine_resolve_invite(ctx);
+	if ((cmd->flags & CMD_INVITE) && ctx->invite == NULL &&
+	    args_get(&ctx->args, "on") != NULL)
+		return machine_unknown(args_get(&ctx->args, "on"));
 	if ((cmd->flags & CMD_INVITE) && ctx->invite == NULL)
 		return out_fail(ALX_ERR_BAD_INVITE, "no invite: set "
 		    "AIRLOX_INVITE (or use --invite LINK)");

@@ -64,6 +64,7 @@ struct client_ctx {
 	const char	*invite;	/* --invite or AIRLOX_INVITE */
 	const char	*ca_file;	/* --ca-file or AIRLOX_CA_FILE */
 	const char	*insecure_host;	/* --insecure-http-host */
+	int64_t		 stall_s;	/* --stall-timeout; 0: the default */
 	const char	*name;		/* --name or AIRLOX_NAME */
 	const char	*description;	/* --description, AIRLOX_DESCRIPTION */
 	int		 kind;		/* ALX_PKIND_* */
@@ -132,8 +133,18 @@ int	 out_usage(const char *, ...) __attribute__((format(printf, 1, 2)));
  * indent, printed after each newline (the lines of a message).
  */
 void	 out_safe(FILE *, const char *, size_t);
+/*
+ * Start a line on f (stdout or stderr): a newline when what out_safe()
+ * last wrote where f goes (both streams, when they go to one place) did
+ * not end with one. Footers use it after a job's output.
+ */
+void	 out_line_start(FILE *);
 void	 out_safe_indent(FILE *, const char *, size_t, const char *);
 void	 out_time(char *, size_t, int64_t);
+/* A size for people: "25 MiB", "1 GiB", "1.5 MiB (1572865 bytes)". */
+void	 out_size(char *, size_t, int64_t);
+/* A role with its article, for messages: "an observer", "a sender". */
+const char *out_a_role(int role);
 /*
  * Words as a POSIX shell reads them back: bare when safe, else in single
  * quotes, or as $'...' (bash, zsh, ksh) when a word holds a control
@@ -151,6 +162,7 @@ struct http_conn {
 	const char		*ca_file;
 	const char		*extra_header;	/* "Name: value" or NULL */
 	int			 max_tries;
+	long			 stall_s;	/* silence that ends a request */
 };
 struct http_resp {
 	long		 status;
@@ -179,6 +191,22 @@ int64_t	 http_now(const struct http_conn *);
 /* Common settings (TLS, CA, protocols, timeouts) on a curl handle. */
 void	 http_tls_setup(struct http_conn *, void *curl);
 int	 http_curl_err(int curlcode);
+/*
+ * A request on curl handle c ended with curl code cc before any HTTP reply
+ * (or stalled stall_s seconds in one): remember what went wrong, in words
+ * that name the host and the next step, for out_fail(), and return the
+ * error code. The words are kept until the next request starts.
+ */
+int	 http_net_failed(struct http_conn *, void *curl, int cc,
+	    long stall_s, const char *detail);
+/* The same for a reply that made no sense (a broken event stream). */
+int	 http_net_note(int err, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* "host:port" of the relay, the port filled in from the scheme. */
+void	 http_where(const struct http_conn *, char *, size_t);
+/* Those words when err is the error they explain, else NULL. */
+const char *http_net_cause(int err);
+void	 http_net_clear(void);
 
 /* client-sse.c */
 /* Called per event; return 0 to go on, 1 to stop, negative on error. */
@@ -211,6 +239,7 @@ int	 cache_save(const struct cache_entry *);
 int	 cache_note(const struct cache_entry *);
 void	 cache_wipe(struct cache_entry *);
 int	 cache_mkdir(const char *);
+int	 cache_mkdirs(const char *);
 int	 cache_write_file(const char *, const void *, size_t);
 int	 cache_read_file(const char *, struct alx_buf *);
 int	 cache_invite_store(const uint8_t sid[ALX_SID_LEN], int role,
@@ -237,6 +266,8 @@ struct csession {
 	struct cache_entry	 me;
 	int			 have_me;
 	int64_t			 head;		/* newest cursor seen */
+	int64_t			 relay_expires;	/* the relay's end for it:
+						   0 never, -1 unknown */
 	int			 bad_event;	/* the view refused an event */
 	int			 passed_over;	/* items a reader passed over */
 	int			 passed_why;	/* the last one's reason */
@@ -383,7 +414,10 @@ int	 concern_from(struct csession *, const char *, struct concern_opts *,
 	    char **cause);
 
 /* client-code.c */
-/* how: the command to run on the other machine, %s for the code. */
+/*
+ * how: the command to run on the other machine, %s for the code and %r for
+ * the relay's URL (NULL: airlox receive with --relay).
+ */
 int	 code_create(struct csession *, int role, const char *invite,
 	    int64_t wait_s, const char *how);
 #define CODE_ANSWER_S	60	/* receive: wait for each of the creator's */

@@ -19,6 +19,7 @@ static void
 help_opts(FILE *f, const char *title, const struct cmd_opt *o)
 {
 	char	lhs[64];
+	size_t	len;
 
 	if (o == NULL || o->name == NULL)
 		return;
@@ -26,8 +27,15 @@ help_opts(FILE *f, const char *title, const struct cmd_opt *o)
 	for (; o->name != NULL; o++) {
 		snprintf(lhs, sizeof(lhs), "--%s%s%s", o->name,
 		    o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-28s %s%s\n", lhs, o->help,
-		    (o->flags & OPT_MULTI) ? " (repeatable)" : "");
+		len = strlen(o->help);
+		/* "(default: none)" becomes "(default: none; repeatable)". */
+		if (!(o->flags & OPT_MULTI))
+			fprintf(f, "  %-28s %s\n", lhs, o->help);
+		else if (len > 0 && o->help[len - 1] == ')')
+			fprintf(f, "  %-28s %.*s; repeatable)\n", lhs,
+			    (int)len - 1, o->help);
+		else
+			fprintf(f, "  %-28s %s (repeatable)\n", lhs, o->help);
 	}
 }
 

@@ -24,18 +24,19 @@ static const struct cmd_opt cmd_machine_add_opts[] = {
 	    "--sandbox docker)" },
 	{ "network", NULL, 0, "let jobs use the network (default: none)" },
 	{ "allow", "DOMAIN", OPT_MULTI, "let jobs reach DOMAIN through the "
-	    "runner's egress proxy; repeatable (default: none)" },
+	    "runner's egress proxy (default: none)" },
 	{ "kinds", "shell,python", 0, "the job kinds allowed (default: both)" },
 	{ "runtime", "NAME", 0, "the Python jobs run with, like python3.11 "
 	    "(default: python3, the machine's)" },
 	{ "package", "SPEC", OPT_MULTI, "a Python package jobs may use, with "
-	    "an optional PEP 440 pin like 'cugrid==0.1.0'; repeatable "
-	    "(default: none)" },
+	    "an optional PEP 440 pin like 'cugrid==0.1.0' (default: none)" },
 	{ "labels", "A,B", 0, "labels the runner is approved with (default: "
 	    "none)" },
 	{ "yes", NULL, 0, "approve the runner without asking" },
 	{ "accept-weaker", NULL, 0, "approve even when the runner's verify "
 	    "report has a FAIL" },
+	{ "creation-token", "TOKEN", 0, "the token of a relay that lets only "
+	    "its holders create sessions (default: $AIRLOX_CREATION_TOKEN)" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -481,7 +482,7 @@ cmd_machine_invite_exec(struct client_ctx *ctx)
 	}
 	if ((r = machine_open(ctx, ctx->args.pos[0], &cs, &owner)) == 0)
 		r = code_create(&cs, ALX_ROLE_SENDER, sender, 600,
-		    "AIRLOX_INVITE=\"$(airlox receive %s)\"");
+		    "AIRLOX_INVITE=\"$(airlox receive --relay %r %s)\"");
 out:
 	csess_close(&cs);
 	alx_wipe_str(sender);

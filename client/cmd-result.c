@@ -1,8 +1,9 @@
 /*
- * cmd-result.c: "airlox result [--wait D] -- JOB": the signed result of a
- * job posted earlier (with --no-wait, or by a process that is gone),
- * verified and bound to that job before it is shown. A working tree the
- * job sent is kept as confirmed when the result says the runner holds it.
+ * cmd-result.c: "airlox result [--on NAME] [--wait D] -- JOB": the signed
+ * result of a job posted earlier (with --no-wait, or by a process that is
+ * gone), verified and bound to that job before it is shown. A working
+ * tree the job sent is kept as confirmed when the result says the runner
+ * holds it.
  */
 #include "config.h"
 
@@ -16,6 +17,8 @@
 #include "client-tree.h"
 
 static const struct cmd_opt cmd_result_opts[] = {
+	{ "on", "NAME", 0, "the machine kept here whose job this is "
+	    "(default: the session of AIRLOX_INVITE)" },
 	{ "wait", "DURATION", 0, "wait this long for a job still running "
 	    "(default: do not wait)" },
 	{ NULL, NULL, 0, NULL }

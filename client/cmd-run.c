@@ -41,8 +41,8 @@ static const struct cmd_opt cmd_run_opts[] = {
 	{ "no-wait", NULL, 0, "print the job id and exit; pick the result up "
 	    "with airlox result" },
 	{ "require", "NAME", OPT_MULTI, "a Python package the job needs, by "
-	    "name only: the session's allowlist pins its version; repeatable "
-	    "(default: none)" },
+	    "name only: the session's allowlist pins its version (default: "
+	    "none)" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -393,6 +393,7 @@ run_print_result(const struct job_outcome *o, const char *idtxt)
 	if (rm->peak_memory >= 0)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 		    " · peak %lld MB", (long long)(rm->peak_memory >> 20));
+	out_line_start(stderr);		/* output without a last newline */
 	fprintf(stderr, "%s · signed by runner ", line);
 	out_safe(stderr, o->runner, strlen(o->runner));
 	fprintf(stderr, "\n");

@@ -84,6 +84,7 @@ install_home(char *out, size_t len, const char *xdg, const char *sub)
 	    ALX_ERR_TOO_LARGE;
 }
 
+/* mkdir -p: missing folders 0700 (as the XDG spec asks), the last last. */
 static int
 install_mkdirs(const char *dir, mode_t last)
 {
@@ -94,7 +95,7 @@ install_mkdirs(const char *dir, mode_t last)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(tmp, 0755) == -1 && errno != EEXIST)
+		if (mkdir(tmp, 0700) == -1 && errno != EEXIST)
 			return ALX_ERR_IO;
 		*p = '/';
 	}

@@ -89,7 +89,7 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 		goto out;
 	if (!csess_is_owner(&cs)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can approve "
-		    "runners (this is a %s invite)", alx_role_name(cs.inv.role));
+		    "runners (this is %s invite)", out_a_role(cs.inv.role));
 		goto out;
 	}
 	if ((r = csess_replay(&cs, verify_reports_event, &reports)) != 0) {

@@ -37,8 +37,8 @@ cmd_session_code_exec(struct client_ctx *ctx)
 		goto out;
 	if (!csess_is_owner(&cs)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can make "
-		    "transfer codes (this is a %s invite)",
-		    alx_role_name(cs.inv.role));
+		    "transfer codes (this is %s invite)",
+		    out_a_role(cs.inv.role));
 		goto out;
 	}
 	if (role == ALX_ROLE_OWNER)

@@ -47,8 +47,8 @@ static const struct cmd_opt cmd_session_create_opts[] = {
 	    "1800)" },
 	{ "memory", "MB", 0, "job memory (default: 1024; host-runner: 4096)" },
 	{ "allow", "DOMAIN", OPT_MULTI, "jobs may reach DOMAIN (or .DOMAIN "
-	    "and its subdomains) through the runner's egress proxy; "
-	    "repeatable (default: no network)" },
+	    "and its subdomains) through the runner's egress proxy "
+	    "(default: no network)" },
 	{ "network", NULL, 0, "jobs may use the network (default: no "
 	    "network)" },
 	{ "item-max", "SIZE", 0, "largest item, like 25M (default: 25M; "
@@ -58,6 +58,8 @@ static const struct cmd_opt cmd_session_create_opts[] = {
 	{ "profile", "host-runner", 0, "a set of defaults for a machine's "
 	    "session: execute mode, no expiry, 30-minute jobs, 4096 MB, "
 	    "largest items, runner approval (default: none)" },
+	{ "creation-token", "TOKEN", 0, "the token of a relay that lets only "
+	    "its holders create sessions (default: $AIRLOX_CREATION_TOKEN)" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -281,13 +283,14 @@ sc_print_limits_json(struct alx_jw *jw, const struct alx_manifest *m,
 static void
 sc_print_limits_text(const struct alx_manifest *m, const struct alx_private *p)
 {
-	char	when[32];
+	char	when[32], item[64], total[64];
 	size_t	i;
 
 	out_time(when, sizeof(when), m->expires);
-	printf("\nLimits:\n  expires       %s\n  largest item  %lld bytes\n"
-	    "  session total %lld bytes\n", when, (long long)m->item_max,
-	    (long long)m->session_max);
+	out_size(item, sizeof(item), m->item_max);
+	out_size(total, sizeof(total), m->session_max);
+	printf("\nLimits:\n  expires       %s\n  largest item  %s\n"
+	    "  session total %s\n", when, item, total);
 	printf("  file types    ");
 	for (i = 0; i < p->ntypes; i++)
 		printf("%s%s", i ? "," : "", p->types[i]);
@@ -370,6 +373,28 @@ sc_print(struct client_ctx *ctx, struct alx_invite *inv,
 	return EXIT_OK;
 }
 
+/*
+ * The relay's creation token: --creation-token, else AIRLOX_CREATION_TOKEN
+ * (the relay's own name for it), else AIRLOX_CREATE_TOKEN, the name
+ * earlier clients read, with a warning.
+ */
+static const char *
+sc_token(struct client_ctx *ctx)
+{
+	const char	*t;
+
+	if ((t = args_get(&ctx->args, "creation-token")) != NULL)
+		return t;
+	if ((t = getenv("AIRLOX_CREATION_TOKEN")) != NULL && *t != '\0')
+		return t;
+	if ((t = getenv("AIRLOX_CREATE_TOKEN")) != NULL && *t != '\0') {
+		out_warn("AIRLOX_CREATE_TOKEN is deprecated: name it "
+		    "AIRLOX_CREATION_TOKEN, as the relay does");
+		return t;
+	}
+	return NULL;
+}
+
 static int
 sc_post(struct client_ctx *ctx, struct alx_invite *inv,
     const struct alx_manifest *m, int64_t *relay_expires)
@@ -397,9 +422,13 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 		return out_fail(ALX_ERR_INVALID, "the relay URL %s cannot be "
 		    "used in invite links", hc.base);
 	}
-	if ((tok = getenv("AIRLOX_CREATE_TOKEN")) != NULL) {
-		snprintf(tokhdr, sizeof(tokhdr), "Airlox-Create-Token: %s",
-		    tok);
+	if ((tok = sc_token(ctx)) != NULL) {
+		if ((size_t)snprintf(tokhdr, sizeof(tokhdr),
+		    "Airlox-Create-Token: %s", tok) >= sizeof(tokhdr) ||
+		    strpbrk(tok, "\r\n") != NULL) {
+			http_close(&hc);
+			return out_usage("--creation-token: not a token");
+		}
 		hc.extra_header = tokhdr;
 	}
 	r = http_request(&hc, "POST", "/v1/sessions", m->obj.raw,
@@ -412,7 +441,20 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 	    ALX_JSON_INT_MAX) != 0)
 		*relay_expires = -1;
 	alx_json_free(j);
-	if (r != 0)
+	if (r == ALX_ERR_FORBIDDEN && tok == NULL)
+		r = out_fail(r, "the relay refused the session: %s; give it "
+		    "with --creation-token TOKEN or AIRLOX_CREATION_TOKEN",
+		    resp.message ? resp.message : "it needs a creation token");
+	else if (r == ALX_ERR_FORBIDDEN && resp.message != NULL &&
+	    strstr(resp.message, "creation token") != NULL)
+		r = out_fail(r, "the relay refused the creation token given "
+		    "(--creation-token or AIRLOX_CREATION_TOKEN): %s",
+		    resp.message);
+	else if (r == ALX_ERR_NOT_ALLOWED && resp.message != NULL &&
+	    strstr(resp.message, "lifetime") != NULL)
+		r = out_fail(r, "the relay refused the session: %s; ask for "
+		    "less with --ttl", resp.message);
+	else if (r != 0)
 		r = out_fail(r, "the relay refused the session%s%s",
 		    resp.message ? ": " : "", resp.message ? resp.message : "");
 	http_resp_free(&resp);

@@ -33,7 +33,7 @@ cmd_session_rotate_exec(struct client_ctx *ctx)
 		goto out;
 	if (!csess_is_owner(&cs)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can rotate "
-		    "invites (this is a %s invite)", alx_role_name(cs.inv.role));
+		    "invites (this is %s invite)", out_a_role(cs.inv.role));
 		goto out;
 	}
 	if (!alx_view_manifest(&cs.view)->roles[role].present) {

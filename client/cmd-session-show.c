@@ -50,6 +50,20 @@ show_private_json(struct alx_jw *jw, const struct alx_private *p)
 	alx_jw_obj_end(jw);
 }
 
+/*
+ * When the session ends: the manifest's expiry, or the relay's when that
+ * is sooner (a relay sets its own lifetime on a session that asked for
+ * none, or for more than it keeps).
+ */
+static int64_t
+show_expires(const struct csession *cs, const struct alx_manifest *m)
+{
+	if (cs->relay_expires > 0 && (m->expires == 0 ||
+	    cs->relay_expires < m->expires))
+		return cs->relay_expires;
+	return m->expires;
+}
+
 static int
 show_json(struct csession *cs, const struct alx_manifest *m,
     const struct alx_private *p, int havep)
@@ -66,7 +80,8 @@ show_json(struct csession *cs, const struct alx_manifest *m,
 	alx_jw_kstr(&jw, "mode", alx_mode_name(m->mode));
 	alx_jw_kint(&jw, "version", m->ver);
 	alx_jw_kint(&jw, "created", m->created);
-	alx_jw_kint(&jw, "expires", m->expires);
+	alx_jw_kint(&jw, "expires", show_expires(cs, m));
+	alx_jw_kint(&jw, "manifest_expires", m->expires);
 	alx_jw_kint(&jw, "epoch", m->epoch);
 	alx_jw_kint(&jw, "item_max", m->item_max);
 	alx_jw_kint(&jw, "session_max", m->session_max);
@@ -128,18 +143,22 @@ show_text(struct csession *cs, const struct alx_manifest *m,
 {
 	const struct alx_view_member	*mb;
 	char				 t1[32], t2[32], fps[ALX_FP_STRLEN + 1];
+	char				 item[64], total[64];
 	uint8_t				 fp[ALX_FP_LEN];
 	size_t				 i;
 	int				 role;
 
 	out_time(t1, sizeof(t1), m->created);
-	out_time(t2, sizeof(t2), m->expires);
+	out_time(t2, sizeof(t2), show_expires(cs, m));
+	out_size(item, sizeof(item), m->item_max);
+	out_size(total, sizeof(total), m->session_max);
 	printf("session   %s on %s%s\nmode      %s\nmanifest  version %lld, "
-	    "epoch %lld\ncreated   %s\nexpires   %s\nlimits    items up to "
-	    "%lld bytes, %lld bytes in all\n", cs->sidstr, cs->http.base,
+	    "epoch %lld\ncreated   %s\nexpires   %s%s\nlimits    items up to "
+	    "%s, %s in all\n", cs->sidstr, cs->http.base,
 	    cs->view.closed ? " (closed)" : "", alx_mode_name(m->mode),
 	    (long long)m->ver, (long long)m->epoch, t1, t2,
-	    (long long)m->item_max, (long long)m->session_max);
+	    show_expires(cs, m) != m->expires ? " (the relay's limit; the "
+	    "manifest asked for a longer life)" : "", item, total);
 	if (havep && p->ntypes > 0) {
 		printf("types    ");
 		for (i = 0; i < p->ntypes; i++)

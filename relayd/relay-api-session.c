@@ -257,9 +257,16 @@ relay_session_create(struct relay_req *r)
 		return;
 	}
 	if (expires > now + relay_cfg.max_session_lifetime) {
+		char	why[128];
+		uint64_t max = relay_cfg.max_session_lifetime;
+
 		relay_session_free(s);
-		relay_http_fail(r, ALX_ERR_NOT_ALLOWED,
-		    "the lifetime exceeds this relay's maximum");
+		/* In the unit the operator most likely wrote it in. */
+		snprintf(why, sizeof(why), "the lifetime exceeds this relay's "
+		    "maximum of %llu%s", (unsigned long long)(max % 86400 == 0 ?
+		    max / 86400 : max % 3600 == 0 ? max / 3600 : max),
+		    max % 86400 == 0 ? "d" : max % 3600 == 0 ? "h" : " s");
+		relay_http_fail(r, ALX_ERR_NOT_ALLOWED, why);
 		return;
 	}
 	if (relay_nsessions >= relay_cfg.max_sessions) {
@@ -350,6 +357,8 @@ relay_manifest_get(struct relay_req *r)
 	rc = relay_store_scan(relay.store, RELAY_DB_SESSIONS, prefix,
 	    sizeof(prefix), relay_mlist_cb, &ml);
 	alx_jw_arr_end(&jw);
+	/* When the relay deletes the session (0: never), whatever it asked. */
+	alx_jw_kint(&jw, "expires", (int64_t)s->rec.expires);
 	alx_jw_obj_end(&jw);
 	if (rc < 0) {
 		alx_jw_free(&jw);

@@ -554,6 +554,20 @@ runner_job_limits(struct runner *rn, const struct alx_jobmeta *jm,
 		lim->mem_bytes = (uint64_t)jm->memory_mb << 20;
 }
 
+void
+runner_log_limits(struct runner *rn)
+{
+	struct alx_jobmeta	jm;
+	struct sandbox_limits	lim;
+	char			text[1024];
+
+	memset(&jm, 0, sizeof(jm));
+	runner_job_limits(rn, &jm, &lim);
+	(void)sandbox_enforced(rn->be, &lim, text, sizeof(text));
+	log_info("sandbox %s, the limits of session %s's jobs (a job may ask "
+	    "for less): %s", rn->be->name, rn->cs.sidstr, text);
+}
+
 /* Fetch the payload of a python job into its work folder. */
 static int
 runner_fetch_source(struct runner *rn, struct runner_slot *sl,

@@ -77,6 +77,8 @@ extern volatile sig_atomic_t	runner_stop;
 
 int	runner_announce(struct runner *);
 int	runner_run(struct runner *);
+/* Log the limits the session's jobs run with, as the sandbox enforces them. */
+void	runner_log_limits(struct runner *);
 void	runner_defer_free(struct runner *);
 int	runner_post_verify(struct runner *);
 /*

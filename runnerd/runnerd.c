@@ -208,7 +208,11 @@ runner_env_list(struct runner *rn, const char *extra)
 		    "to jobs", warn);
 }
 
-/* What the sandbox enforces here; refuse weaker unless allowed. */
+/*
+ * What the sandbox enforces here; refuse weaker unless allowed. The values
+ * here are the defaults: the limits that apply are the session's, logged
+ * once joined (runner_log_limits()).
+ */
 static void
 runner_check_sandbox(struct runner *rn, const struct runner_cfg *cfg)
 {
@@ -218,7 +222,11 @@ runner_check_sandbox(struct runner *rn, const struct runner_cfg *cfg)
 
 	sandbox_limits_default(&lim);
 	missing = sandbox_enforced(rn->be, &lim, text, sizeof(text));
-	log_info("sandbox %s: %s", rn->be->name, text);
+	if (missing > 0)
+		log_warnx("sandbox %s: %s", rn->be->name, text);
+	else
+		log_debug("sandbox %s, default limits: %s", rn->be->name,
+		    text);
 	if (strcmp(rn->be->name, "process") == 0)
 		log_warnx("sandbox process: jobs run as plain processes with "
 		    "rlimits only; use it for trusted code");
@@ -261,6 +269,9 @@ runner_setup_dirs(struct runner *rn, const struct runner_cfg *cfg)
 		log_warnx("--force: %s; going on ANYWAY", cause);
 	}
 	free(cause);
+	/* Said at start: as root it is not where a user would look. */
+	log_info("state in %s (keys, invite, audit log), workspaces in %s",
+	    rn->statedir, rn->workroot);
 }
 
 /*
@@ -459,6 +470,7 @@ main(int argc, char **argv)
 	log_info("runner %s: joined session %s with key %s, %d slot(s), "
 	    "sandbox %s", cfg.name, rn.cs.sidstr, rn.cs.view.me_fps,
 	    rn.nslots, rn.be->name);
+	runner_log_limits(&rn);
 	runner_signals();
 	runner_notify("READY=1\nSTATUS=waiting for jobs");
 	runner_run(&rn);

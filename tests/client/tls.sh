@@ -25,14 +25,17 @@ URL=https://$(head -n 1 "$T/port")
 tls_health() {
 	python3 -c 'import ssl, sys, urllib.request
 ctx = ssl.create_default_context(cafile=sys.argv[2])
-urllib.request.urlopen(sys.argv[1] + "/v1/health", context=ctx, timeout=2).read()' "$URL" "$T/ca.pem"
+urllib.request.urlopen(sys.argv[1] + "/v1/health", context=ctx, timeout=10).read()' "$URL" "$T/ca.pem"
 }
 wait_for tls_health || skip_all "the relay does not answer over TLS"
 
 XDG_CACHE_HOME="$T/c-alice" "$AIRLOX" --relay "$URL" session create \
     >"$T/no-ca.out" 2>"$T/no-ca.err"
 is $? 6 "an unknown CA: refused (exit 6)"
-like "$(cat "$T/no-ca.err")" 'does not verify.*--ca-file' "and the message names --ca-file"
+like "$(cat "$T/no-ca.err")" 'certificate of 127\.0\.0\.1:[0-9]+ does not verify.*--ca-file' \
+    "and the message names the relay and --ca-file"
+lacks "$(cat "$T/no-ca.err")" "refused the session" \
+    "and does not say the relay refused the session (it never saw it)"
 
 XDG_CACHE_HOME="$T/c-alice" "$AIRLOX" --relay "$URL" --ca-file "$T/ca.pem" \
     --json session create >"$T/create.json"
@@ -46,7 +49,7 @@ ok $? "AIRLOX_CA_FILE works as well"
 AIRLOX_CA_FILE="$T/ca.pem" INV=$OWNER ax alice --json read \
     "$(json_get "$T/s.json" 'j["id"]')" >"$T/r.json"
 is "$(json_get "$T/r.json" 'j["text"]')" "over TLS" "the message arrives"
-INV=$OWNER ax alice read "$(json_get "$T/s.json" 'j["id"]')" \
+INV=$OWNER ax alice read -- "$(json_get "$T/s.json" 'j["id"]')" \
     >/dev/null 2>"$T/r2.err"
 is $? 6 "a reader without the CA is refused too"
 done_testing

@@ -97,6 +97,8 @@ ok $([ $? -ne 0 ] && echo 0 || echo 1) "a report with a FAIL: not approved"
 like "$(cat "$T/weak.out")" '1 failed' "the report's FAIL is shown"
 like "$(cat "$T/weak.out")" 'FAIL verify: the probes cannot run in this sandbox' \
     "with the probe's reason"
+like "$(cat "$T/weak.out")" 'Next: fix what each FAIL names.*--accept-weaker' \
+    "and the next step"
 
 # Nor by the other ways to approve: machine approve and session approve
 # show the same report and refuse its FAIL without --accept-weaker.
@@ -144,6 +146,8 @@ airlox machine rm box >/dev/null
 ok $? "machine rm"
 [ ! -e "$XDG_CACHE_HOME/airlox/machines/box" ]
 ok $? "the machine's invites are gone"
-airlox run --timeout 10s --on box -- true >/dev/null 2>&1
+airlox run --timeout 10s --on box -- true >/dev/null 2>"$T/rm.err"
 ok $([ $? -ne 0 ] && echo 0 || echo 1) "a removed machine runs nothing"
+like "$(cat "$T/rm.err")" 'no machine named box; the machines kept here: [a-z]' \
+    "and the message names it and lists the machines kept here"
 done_testing

@@ -121,7 +121,7 @@ like "$(grep "^$3 " "$T/jobs.txt")" "waiting: every slot of the runners for pool
 : >"$T/results"
 SINV=$(cat "$XDG_CACHE_HOME/airlox/machines/pool/sender")
 result() {	# result ID WAIT: the signed result as JSON, appended to results
-	AIRLOX_INVITE=$SINV airlox --json result --wait "$2" -- "$1" \
+	airlox --json result --on pool --wait "$2" -- "$1" \
 	    >>"$T/results" 2>>"$T/result.err"
 }
 # The first two jobs: one runner takes each (the other's slot is taken).

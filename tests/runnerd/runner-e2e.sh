@@ -43,6 +43,13 @@ mkdir -p "$T/rwork"
 start_runner
 wait_for joined box
 ok $? "the runner joined the session"
+# Its log says where its state is, and the limits the session's jobs get
+# (20 s, 256 MiB), not the defaults (600 s, 512 MiB).
+wait_for grep -q 'limits of session' "$T/runner.log"
+like "$(cat "$T/runner.log")" "state in $T/rstate " "the runner says where its state is"
+like "$(grep 'limits of session' "$T/runner.log")" 'wall clock: 20000 ms.*256 MiB' \
+    "and the session's limits"
+lacks "$(cat "$T/runner.log")" "600000 ms" "not the default ones"
 
 # Not approved yet: a sender cannot address it (no wrap can be made).
 INV=$SENDER ax bob run --timeout 30s --on box -- true >"$T/un.out" 2>&1
@@ -50,6 +57,11 @@ ok $([ $? -ne 0 ] && echo 0 || echo 1) "an unapproved runner gets no job"
 
 INV=$OWNER ax alice session approve box --label cpu >/dev/null
 ok $? "the owner approves exactly the runner's key"
+
+# Output without a last newline: the footer starts on a line of its own.
+INV=$SENDER ax bob run --timeout 60s --on box -- printf c >"$T/nonl.out" 2>&1
+like "$(cat "$T/nonl.out")" '^c$' "a job's output without a last newline"
+like "$(cat "$T/nonl.out")" '^── completed' "the footer starts on a line of its own"
 
 INV=$SENDER ax bob run --timeout 60s --on box -- sh -c \
     'echo hello; echo oops >&2; pwd; echo "$AIRLOX_OUT"; exit 3' \

@@ -1,0 +1,122 @@
+#!/bin/sh
+# messages.sh: messages that say what went wrong and what to do next. A
+# relay that needs a creation token says how to give one (--creation-token,
+# AIRLOX_CREATION_TOKEN; the old AIRLOX_CREATE_TOKEN still works, with a
+# warning); a lifetime over the relay's maximum names the maximum;
+# session show tells the expiry the relay set; --on NAME that names no
+# machine lists the machines kept here (run, result); session code prints
+# a receive command that names the relay; "an observer"; sizes in MiB; one
+# "(default: ...; repeatable)"; a cache directory below missing folders is
+# made (0700).
+. "${top_srcdir:-.}/tests/client/lib.sh"
+need python3
+
+# A relay that lets only the holders of a token create sessions, keeps
+# sessions 24 h unless asked for less, and at most 2 days.
+AIRLOX_CREATION_TOKEN=tok3n start_relay --max-session-lifetime 2d ||
+    skip_all "the relay did not start"
+unset AIRLOX_CREATION_TOKEN	# (a shell may keep it after the call)
+create() {	# create NAME ARGS...: session create as NAME
+	_n=$1
+	shift
+	XDG_CACHE_HOME="$T/c-$_n" "$AIRLOX" session create "$@"
+}
+
+create a >/dev/null 2>"$T/notok.err"
+is $? 3 "no creation token: refused (exit 3)"
+like "$(cat "$T/notok.err")" 'creation token.*--creation-token TOKEN or AIRLOX_CREATION_TOKEN' \
+    "the message names the flag and the variable"
+create b --creation-token wrong >/dev/null 2>"$T/wrong.err"
+is $? 3 "a wrong token: refused"
+like "$(cat "$T/wrong.err")" 'refused the creation token given' "and says the token was wrong"
+create c --creation-token tok3n >/dev/null 2>"$T/flag.err"
+ok $? "--creation-token TOKEN creates the session"
+AIRLOX_CREATION_TOKEN=tok3n create d >/dev/null 2>"$T/env.err"
+ok $? "AIRLOX_CREATION_TOKEN, the relay's own name, works"
+AIRLOX_CREATE_TOKEN=tok3n create e >/dev/null 2>"$T/old.err"
+ok $? "the old AIRLOX_CREATE_TOKEN still works"
+like "$(cat "$T/old.err")" 'AIRLOX_CREATE_TOKEN is deprecated.*AIRLOX_CREATION_TOKEN' \
+    "with a warning that names the new one"
+like "$("$AIRLOX" session create --help)" '--creation-token TOKEN' \
+    "session create --help shows --creation-token"
+export AIRLOX_CREATION_TOKEN=tok3n
+
+# The relay's maximum lifetime, named.
+create f --ttl 30d >/dev/null 2>"$T/long.err"
+ok $([ $? -ne 0 ] && echo 0 || echo 1) "a lifetime over the relay's maximum: refused"
+like "$(cat "$T/long.err")" "exceeds this relay's maximum of 2d; ask for less with --ttl" \
+    "the message names the maximum and the option"
+
+# A session that asked for no expiry: the relay cut it to its 24 h.
+XDG_CACHE_HOME="$T/c-g" "$AIRLOX" --json session create --ttl never \
+    >"$T/never.json" || skip_all "session create failed"
+OWNER=$(json_get "$T/never.json" 'j["invites"]["owner"]')
+rexp=$(json_get "$T/never.json" 'j["relay_expires"]')
+ok $([ "${rexp:-0}" -gt 0 ] && echo 0 || echo 1) "the relay set its own expiry ($rexp)"
+INV=$OWNER ax g --json session show >"$T/show.json"
+is "$(json_get "$T/show.json" 'j["expires"]')" "$rexp" "session show --json: the relay's expiry"
+is "$(json_get "$T/show.json" 'j["manifest_expires"]')" 0 "and what the manifest asked (never)"
+INV=$OWNER ax g session show >"$T/show.txt"
+like "$(grep '^expires' "$T/show.txt")" "^expires   [0-9]{4}-.*the relay's limit" \
+    "session show: a date, not never, and whose limit it is"
+lacks "$(grep '^expires' "$T/show.txt")" "never" "never is not claimed"
+like "$(grep '^limits' "$T/show.txt")" 'items up to [0-9]+ MiB, [0-9]+ MiB in all' \
+    "sizes in MiB"
+
+# Sizes in session create's summary.
+create h --item-max 25M >"$T/h.out"
+like "$(cat "$T/h.out")" 'largest item  25 MiB' "session create prints 25 MiB, not 26214400 bytes"
+
+# --on NAME that names no machine kept here (no invite).
+mkdir -p "$T/c-m/airlox/machines/box" "$T/c-m/airlox/machines/gpu1"
+chmod -R 700 "$T/c-m"
+XDG_CACHE_HOME="$T/c-m" "$AIRLOX" run --on nosuch -- true >/dev/null 2>"$T/on.err"
+is $? 2 "run --on nosuch: a usage error"
+like "$(cat "$T/on.err")" 'no machine named nosuch; the machines kept here: box, gpu1' \
+    "names the machine and lists those kept here"
+lacks "$(cat "$T/on.err")" "no invite" "not 'no invite'"
+XDG_CACHE_HOME="$T/c-m" "$AIRLOX" result --on nosuch -- AAAAAAAAAAAAAAAAAAAAAA \
+    >/dev/null 2>"$T/ron.err"
+is $? 2 "result --on nosuch: the same"
+like "$(cat "$T/ron.err")" 'no machine named nosuch' "result has --on too"
+XDG_CACHE_HOME="$T/c-none" "$AIRLOX" run --on box -- true >/dev/null 2>"$T/none.err"
+like "$(cat "$T/none.err")" 'no machine named box: none is kept here.*machine add' \
+    "with no machines kept: says so, and how to add one"
+
+# session code: the receive command names the relay.
+INV=$OWNER ax g session code sender >"$T/code.out" 2>"$T/code.err" &
+CP=$!
+EXTRA_PIDS="$EXTRA_PIDS $CP"
+wait_for grep -q 'airlox receive' "$T/code.out"
+like "$(grep 'On the other machine' "$T/code.out")" \
+    "airlox receive --relay $URL [1-9][0-9]*-[a-z]+-[a-z]+\$" \
+    "session code: the receive command carries --relay"
+code=$(head -n 1 "$T/code.out")
+XDG_CACHE_HOME="$T/c-r" AIRLOX_RELAY= "$AIRLOX" receive --relay "$URL" "$code" \
+    >/dev/null 2>&1
+ok $? "that command works where no relay is set"
+wait $CP
+
+# Roles with their article.
+OBSERVER=$(json_get "$T/never.json" 'j["invites"]["observer"]')
+INV=$OBSERVER ax olga send text hi >/dev/null 2>"$T/obs.err"
+like "$(cat "$T/obs.err")" 'an observer invite cannot send text items' "an observer, not a observer"
+
+# --help: one "(default: ...; repeatable)".
+"$AIRLOX" session create --help >"$T/help.txt"
+"$AIRLOX" run --help >>"$T/help.txt"
+"$AIRLOX" machine add --help >>"$T/help.txt"
+lacks "$(cat "$T/help.txt")" ") (repeatable)" "no option says (default: ...) (repeatable)"
+lacks "$(grep -E 'repeatable.*repeatable' "$T/help.txt")" "repeatable" \
+    "none says repeatable twice"
+like "$(grep -- '--tree-exclude' "$T/help.txt")" '\(default: none; repeatable\)$' \
+    "(default: none; repeatable)"
+
+# XDG_CACHE_HOME below folders that do not exist: made, 0700.
+SENDER=$(json_get "$T/never.json" 'j["invites"]["sender"]')
+XDG_CACHE_HOME="$T/no/such/cache" AIRLOX_INVITE=$SENDER "$AIRLOX" --name xdg \
+    send text "from a new cache" >/dev/null 2>"$T/xdg.err"
+ok $? "a cache directory below missing folders works (send joins, keeps its key)"
+is "$(stat -c %a "$T/no" "$T/no/such" "$T/no/such/cache" "$T/no/such/cache/airlox" | tr '\n' ' ')" \
+    "700 700 700 700 " "every folder made is 0700"
+done_testing
