@@ -21,6 +21,11 @@
 #include "log.h"
 #include "runnerd.h"
 
+#ifndef ALX_SYSCONFDIR
+#define ALX_SYSCONFDIR		"/etc"
+#endif
+#define RUNNER_CONF_DEFAULT	ALX_SYSCONFDIR "/airlox/runner.conf"
+
 struct runner_opt {
 	const char	*name;		/* long flag */
 	const char	*conf;		/* config file key, or NULL */
@@ -60,7 +65,7 @@ static const struct runner_opt runner_opts[] = {
 	  "key, invite, audit log, pending results (default "
 	  "$XDG_STATE_HOME/airlox, or /var/lib/airlox-runner as root)" },
 	{ "config", NULL, NULL, "FILE",
-	  "read settings from FILE (default /etc/airlox/runner.conf if it "
+	  "read settings from FILE (default " RUNNER_CONF_DEFAULT " if it "
 	  "exists)" },
 	{ "network", "NETWORK", NULL, NULL,
 	  "allow sessions whose jobs have full network access" },
@@ -266,8 +271,8 @@ runner_cfg_parse(struct runner_cfg *c, int argc, char **argv, char **cause)
 		else if (strcmp(lo[idx].name, "version") == 0)
 			c->version = 1;
 	}
-	if (conf == NULL && stat("/etc/airlox/runner.conf", &st) == 0)
-		conf = "/etc/airlox/runner.conf";
+	if (conf == NULL && stat(RUNNER_CONF_DEFAULT, &st) == 0)
+		conf = RUNNER_CONF_DEFAULT;
 	if (conf != NULL && (r = runner_conf_parse(conf, runner_conf_cb, c,
 	    cause)) != ALX_OK)
 		return r;

@@ -133,11 +133,20 @@ _airlox()
 		*) words+=("$w") ;;
 		esac
 	done
-	# An option's value: files, or nothing we can guess.
+	# An option's value: files, machines, choices, or nothing we can guess.
 	if [[ $prev == --* && $_airlox_argopts == *" $prev "* ]]; then
 		case $_airlox_fileopts in
 		*" $prev "*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		*)
+			if [ "$prev" = --on ]; then
+				# The machines kept here (airlox machine add).
+				v=${XDG_CACHE_HOME:-}
+				[[ $v == /* ]] || v=$HOME/.cache
+				v=$v/airlox/machines
+				COMPREPLY=($(compgen -W "$(ls "$v" 2>/dev/null)" \
+				    -- "$cur"))
+				return 0
+			fi
 			v=_airlox_choice_${prev#--}
 			v=${v//-/_}
 			COMPREPLY=($(compgen -W "${!v}" -- "$cur"))
@@ -235,6 +244,13 @@ EOF
 	done
 	printf "\tesac\n\topts+=(%s)\n" "$(optlist '*')"
 	cat <<'EOF'
+	if [[ ${words[CURRENT-1]} == --on ]]; then
+		# The machines kept here (airlox machine add).
+		local mdir=${XDG_CACHE_HOME:-}
+		[[ $mdir == /* ]] || mdir=$HOME/.cache
+		compadd -- $mdir/airlox/machines/*(N/:t)
+		return
+	fi
 	if [[ $PREFIX == -* ]]; then
 		compadd -- $opts
 	else

@@ -29,6 +29,12 @@ like "$(complete_words airlox send text --)" "--invite" "and the options of ever
 like "$(complete_words airlox send text --n)" "^--name$" "and the participant options"
 bash -c '. "$1"; complete -p airlox' _ "$B" >/dev/null 2>&1
 ok $? "complete -p airlox after loading"
+# After --on: the machines kept here (airlox machine add).
+mkdir -p "$T/cache/airlox/machines/box" "$T/cache/airlox/machines/gpu1"
+is "$(export XDG_CACHE_HOME=$T/cache; complete_words airlox run --on "")" "box gpu1" \
+    "run --on completes the machines kept here"
+is "$(export XDG_CACHE_HOME=$T/cache; complete_words airlox job logs --on g)" "gpu1" \
+    "and so does job logs --on"
 
 # Every command of the table is offered.
 if command -v python3 >/dev/null 2>&1; then

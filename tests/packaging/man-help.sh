@@ -74,4 +74,17 @@ if command -v mandoc >/dev/null 2>&1; then
 else
 	skip "mandoc -Tlint" "mandoc is not installed"
 fi
+
+# README's map from behaviour to file names files that exist.
+missing=$(python3 - "$top_srcdir" <<'PY'
+import glob, os, re, sys
+top = sys.argv[1]
+text = open(os.path.join(top, "README.md")).read()
+table = text.split("Where a behaviour lives:", 1)[-1].split("\n## ", 1)[0]
+names = re.findall(r"`((?:client|common|relayd|runnerd)/[^`]+)`", table)
+print(len(names), " ".join(n for n in names
+      if not glob.glob(os.path.join(top, n.split(" ")[0]))))
+PY
+)
+like "$missing" '^[1-9][0-9]* $' "every file README's map names exists (${missing#* })"
 done_testing

@@ -13,6 +13,8 @@ sysunit=$(sed -n 's/^systemdsystemunitdir = //p' "$top_builddir/Makefile" |
     sed "s|\${prefix}|$PREFIX|g")
 sbindir=$(sed -n 's/^sbindir = //p' "$top_builddir/Makefile" |
     sed "s|\${exec_prefix}|$PREFIX|g; s|\${prefix}|$PREFIX|g")
+sysconfdir=$(sed -n 's/^sysconfdir = //p' "$top_builddir/Makefile" |
+    sed "s|\${prefix}|$PREFIX|g")
 [ -n "$sysunit" ] && [ "$sysunit" != no ] ||
     skip_all "configured without a systemd unit directory"
 # systemd finds units under --root in its own search path: the installed
@@ -89,10 +91,14 @@ for want in Type=notify WatchdogSec= DynamicUser=yes \
     LockPersonality=yes RestrictNamespaces=yes RestrictRealtime=yes \
     ProtectKernelTunables=yes ProtectKernelModules=yes ProtectKernelLogs=yes \
     ProtectControlGroups=yes ProtectClock=yes ProtectHostname=yes UMask=0077 \
-    EnvironmentFile=-/etc/airlox/relayd.env; do
+    "EnvironmentFile=-$sysconfdir/airlox/relayd.env"; do
 	grep -q "^$want" "$unit"
 	ok $? "airlox-relayd.service: $want"
 done
+# Both units read their settings from the configured sysconfdir.
+grep -q "^EnvironmentFile=-$sysconfdir/airlox/runnerd.env\$" \
+    "$U/airlox-runnerd.service"
+ok $? "airlox-runnerd.service: EnvironmentFile=-$sysconfdir/airlox/runnerd.env"
 # The file limit leaves room above the connection limit.
 nofile=$(sed -n 's/^LimitNOFILE=//p' "$unit")
 maxconn=$("$top_builddir/relayd/airlox-relayd" --help |
