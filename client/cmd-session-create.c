@@ -395,9 +395,15 @@ sc_token(struct client_ctx *ctx)
 	return NULL;
 }
 
+/*
+ * Post manifest v1. A relay that keeps sessions less long than asked
+ * refuses with its maximum: then *max_lifetime is that (seconds) and
+ * nothing is printed, for the caller to ask again; else -1.
+ */
 static int
 sc_post(struct client_ctx *ctx, struct alx_invite *inv,
-    const struct alx_manifest *m, int64_t *relay_expires)
+    const struct alx_manifest *m, int64_t *relay_expires,
+    int64_t *max_lifetime)
 {
 	struct http_conn	 hc;
 	struct http_resp	 resp;
@@ -435,13 +441,20 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 	    m->obj.raw_len, NULL, 0, 4096, &resp);
 	/* The relay may set a lifetime of its own (when asked for none). */
 	*relay_expires = -1;
-	if (r == 0 && resp.body.len > 0 && alx_json_parse(&j, (const char *)
-	    resp.body.data, resp.body.len, NULL) == 0 &&
-	    alx_json_get_int(j, 0, "expires", relay_expires, 0,
-	    ALX_JSON_INT_MAX) != 0)
-		*relay_expires = -1;
+	*max_lifetime = -1;
+	if (resp.body.len > 0 && alx_json_parse(&j, (const char *)
+	    resp.body.data, resp.body.len, NULL) == 0) {
+		if (r == 0 && alx_json_get_int(j, 0, "expires", relay_expires,
+		    0, ALX_JSON_INT_MAX) != 0)
+			*relay_expires = -1;
+		if (r == ALX_ERR_NOT_ALLOWED && alx_json_get_int(j, 0,
+		    "max_lifetime", max_lifetime, 60, ALX_JSON_INT_MAX) != 0)
+			*max_lifetime = -1;
+	}
 	alx_json_free(j);
-	if (r == ALX_ERR_FORBIDDEN && tok == NULL)
+	if (r != 0 && *max_lifetime >= 0)
+		;	/* the caller asks for the maximum */
+	else if (r == ALX_ERR_FORBIDDEN && tok == NULL)
 		r = out_fail(r, "the relay refused the session: %s; give it "
 		    "with --creation-token TOKEN or AIRLOX_CREATION_TOKEN",
 		    resp.message ? resp.message : "it needs a creation token");
@@ -462,6 +475,61 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 	return r;
 }
 
+/* "2h", "30d", "90m", "45s": a lifetime as --ttl takes it. */
+static void
+sc_dur(char *buf, size_t len, int64_t s)
+{
+	if (s % 86400 == 0)
+		snprintf(buf, len, "%lldd", (long long)(s / 86400));
+	else if (s % 3600 == 0)
+		snprintf(buf, len, "%lldh", (long long)(s / 3600));
+	else if (s % 60 == 0)
+		snprintf(buf, len, "%lldm", (long long)(s / 60));
+	else
+		snprintf(buf, len, "%llds", (long long)s);
+}
+
+/*
+ * Make the session's keys and manifest and post it. A relay that keeps
+ * sessions less long than the default lifetime gets a session of its
+ * maximum, and the user is told; an explicit --ttl over it is refused,
+ * naming the maximum.
+ */
+static int
+sc_create_post(struct client_ctx *ctx, struct alx_session_params *sp,
+    const struct alx_private *priv, struct alx_manifest *m,
+    struct alx_session_secrets *sec, struct alx_invite *inv,
+    int64_t *relay_expires)
+{
+	int64_t	maxl;
+	char	dur[32], when[32];
+	int	r;
+
+	if ((r = alx_session_create(m, sec, sp, priv)) != 0)
+		return out_fail(r, "cannot create the session's keys and "
+		    "manifest");
+	if ((r = sc_post(ctx, inv, m, relay_expires, &maxl)) == 0 || maxl < 0)
+		return r;
+	sc_dur(dur, sizeof(dur), maxl);
+	if (args_get(&ctx->args, "ttl") != NULL)
+		return out_fail(r, "the relay keeps a session at most %s: give "
+		    "--ttl %s or less", dur, dur);
+	alx_manifest_free(m);
+	alx_session_secrets_wipe(sec);
+	/* A minute less: the relay's clock may be ahead of ours. */
+	sp->expires = sp->now + (maxl > 120 ? maxl - 60 : maxl);
+	if ((r = alx_session_create(m, sec, sp, priv)) != 0)
+		return out_fail(r, "cannot create the session's keys and "
+		    "manifest");
+	if ((r = sc_post(ctx, inv, m, relay_expires, &maxl)) != 0)
+		return maxl < 0 ? r : out_fail(r, "the relay refused the "
+		    "session's lifetime");
+	out_time(when, sizeof(when), m->expires);
+	out_warn("the relay keeps a session at most %s: this one expires %s",
+	    dur, when);
+	return 0;
+}
+
 static int
 cmd_session_create_exec(struct client_ctx *ctx)
 {
@@ -479,12 +547,11 @@ cmd_session_create_exec(struct client_ctx *ctx)
 		alx_private_free(&priv);
 		return r;
 	}
-	if ((r = alx_session_create(&m, &sec, &sp, &priv)) != 0) {
-		alx_private_free(&priv);
-		return out_fail(r, "cannot create the session's keys and "
-		    "manifest");
-	}
-	if ((r = sc_post(ctx, &inv, &m, &relay_expires)) == 0)
+	memset(&m, 0, sizeof(m));
+	memset(&sec, 0, sizeof(sec));
+	memset(&inv, 0, sizeof(inv));
+	if ((r = sc_create_post(ctx, &sp, &priv, &m, &sec, &inv,
+	    &relay_expires)) == 0)
 		r = sc_print(ctx, &inv, &sec, &m, &priv, relay_expires);
 	alx_invite_wipe(&inv);
 	alx_session_secrets_wipe(&sec);
@@ -513,7 +580,8 @@ session_create_quiet(struct client_ctx *ctx, char *invites[ALX_ROLE_COUNT])
 	struct alx_manifest		 m;
 	struct alx_private		 priv;
 	struct alx_invite		 inv;
-	int64_t				 relay_expires = -1;
+	int64_t				 relay_expires = -1, maxl;
+	char				 when[32];
 	int				 hr, r, role;
 
 	memset(invites, 0, ALX_ROLE_COUNT * sizeof(*invites));
@@ -533,7 +601,18 @@ session_create_quiet(struct client_ctx *ctx, char *invites[ALX_ROLE_COUNT])
 		return out_fail(r, "cannot create the session's keys and "
 		    "manifest");
 	}
-	if ((r = sc_post(ctx, &inv, &m, &relay_expires)) == 0) {
+	if ((r = sc_post(ctx, &inv, &m, &relay_expires, &maxl)) != 0 &&
+	    maxl >= 0)
+		r = out_fail(r, "the relay refused the session's lifetime");
+	/* A relay that gives no session forever: the machine ends then. */
+	if (r == 0 && relay_expires > 0) {
+		out_time(when, sizeof(when), relay_expires);
+		out_warn("this relay allows no session without expiry: it keeps "
+		    "this machine's session until %s, and the machine stops "
+		    "working then (its operator can allow it: "
+		    "AIRLOX_ALLOW_NO_EXPIRY=yes)", when);
+	}
+	if (r == 0) {
 		for (role = 0; role < ALX_ROLE_COUNT && r == 0; role++) {
 			if (role != ALX_ROLE_OWNER && !m.roles[role].present)
 				continue;

@@ -199,6 +199,24 @@ relay_create_quota(struct relay_req *r)
 	return 0;
 }
 
+/*
+ * 403 not_allowed for a lifetime over this relay's maximum; the reply names
+ * the maximum ("max_lifetime", seconds) so a client can ask for it instead.
+ */
+static void
+relay_session_too_long(struct relay_req *r, const char *why)
+{
+	struct alx_jw	jw;
+
+	alx_jw_init(&jw, 256);
+	alx_jw_obj_begin(&jw);
+	alx_jw_kstr(&jw, "error", alx_errname(ALX_ERR_NOT_ALLOWED));
+	alx_jw_kstr(&jw, "message", why);
+	alx_jw_kint(&jw, "max_lifetime",
+	    (int64_t)relay_cfg.max_session_lifetime);
+	alx_jw_obj_end(&jw);
+	relay_http_jw(r->req, 403, &jw);
+}
 static void
 relay_session_create(struct relay_req *r)
 {
@@ -266,7 +284,7 @@ relay_session_create(struct relay_req *r)
 		    "maximum of %llu%s", (unsigned long long)(max % 86400 == 0 ?
 		    max / 86400 : max % 3600 == 0 ? max / 3600 : max),
 		    max % 86400 == 0 ? "d" : max % 3600 == 0 ? "h" : " s");
-		relay_http_fail(r, ALX_ERR_NOT_ALLOWED, why);
+		relay_session_too_long(r, why);
 		return;
 	}
 	if (relay_nsessions >= relay_cfg.max_sessions) {

@@ -94,8 +94,9 @@ static const struct relay_opt relay_opts[] = {
 	{ "max-session-lifetime", "AIRLOX_MAX_SESSION_LIFETIME", "30d",
 	  "DURATION", "longest session lifetime accepted",
 	  opt_dur, OFF(max_session_lifetime), 60, 3650 * DAY },
-	{ "allow-no-expiry", "AIRLOX_ALLOW_NO_EXPIRY", "no", NULL,
-	  "accept sessions that never expire",
+	{ "allow-no-expiry", "AIRLOX_ALLOW_NO_EXPIRY", "yes", NULL,
+	  "accept sessions that never expire, a machine's (=no: give them "
+	  "--session-lifetime)",
 	  opt_bool, OFF(allow_no_expiry), 0, 0 },
 	{ "max-item-size", "AIRLOX_MAX_ITEM_SIZE", "100M", "SIZE",
 	  "largest item, all chunks together (at most 100M)",

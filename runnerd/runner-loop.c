@@ -917,6 +917,22 @@ runner_python_sync(struct runner *rn, char **cause)
 	return r;
 }
 
+/*
+ * The session is over: one line, then stop as on SIGTERM (running jobs
+ * end; nothing more can be posted) and exit 0, so that neither `airlox
+ * runner serve` nor a service manager starts it again.
+ */
+void
+runner_session_ended(struct runner *rn, const char *why)
+{
+	if (rn->stopping)
+		return;
+	log_warnx("runner: session %s ended (%s): stopping; nothing more will "
+	    "run here", rn->cs.sidstr, why);
+	rn->stopping = 1;
+	rn->ended = 1;
+}
+
 /* The owner changed the manifest: the runtime follows its limits. */
 static void
 runner_python_changed(struct runner *rn)
@@ -968,8 +984,7 @@ runner_on_event(struct csession *cs, const struct alx_view_event *ev,
 		return 0;
 	}
 	if (ev->type == ALX_EV_CLOSED) {
-		log_info("runner: the session was closed");
-		rn->stopping = 1;
+		runner_session_ended(rn, "closed by its owner");
 		return 1;
 	}
 	if (ev->type == ALX_EV_REFUSED) {
@@ -1093,6 +1108,12 @@ runner_run(struct runner *rn)
 		/* While jobs run, look at the log between their steps. */
 		r = csess_poll(&rn->cs, busy ? 0 : POLL_IDLE_S,
 		    runner_on_event, rn);
+		if (r == ALX_ERR_SESSION_EXPIRED || r == ALX_ERR_NOT_FOUND) {
+			runner_session_ended(rn, r == ALX_ERR_NOT_FOUND ?
+			    "the relay no longer has it" : "it expired or was "
+			    "closed");
+			continue;
+		}
 		if (r != 0 && r != 1) {
 			log_warnx("runner: the relay: %s; retrying",
 			    alx_errname(r));

@@ -60,6 +60,7 @@ struct runner {
 	int				 grace_s;
 	int				 approved;
 	int				 stopping;
+	int				 ended;		/* the session is over */
 	int				 replaying;	/* catching up */
 	char				 statedir[PATH_MAX];
 	char				 workroot[PATH_MAX];
@@ -81,6 +82,8 @@ int	runner_run(struct runner *);
 void	runner_log_limits(struct runner *);
 void	runner_defer_free(struct runner *);
 int	runner_post_verify(struct runner *);
+/* The session ended (closed, expired, gone): say why once, and stop. */
+void	runner_session_ended(struct runner *, const char *why);
 /*
  * Make the Python runtime the session's current limits ask for, when they
  * changed (local and process sandboxes). ALX_OK, or prepare's error with

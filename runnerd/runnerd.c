@@ -451,7 +451,19 @@ main(int argc, char **argv)
 	rn.ctx.kind = ALX_PKIND_RUNNER;
 	invite = runner_invite(&cfg, &rn);
 	rn.ctx.invite = invite;
-	if ((r = csess_open(&rn.cs, &rn.ctx, CS_JOIN)) != 0)
+	/* csess_open says "gone" (printed) for a session that ended. */
+	if ((r = csess_open(&rn.cs, &rn.ctx, CS_JOIN)) == EXIT_GONE ||
+	    r == ALX_ERR_NOT_FOUND || r == ALX_ERR_SESSION_EXPIRED) {
+		/* Over for good: exit 0, so nothing starts it again. */
+		log_warnx("runner: the invite's session ended (it expired, was "
+		    "closed by its owner, or the relay no longer has it): "
+		    "nothing to run; stopping");
+		runner_egress_stop(rn.egress);
+		alx_wipe_str(invite);
+		runner_cfg_free(&cfg);
+		return 0;
+	}
+	if (r != 0)
 		fatalx("cannot join the session: %s", alx_errname(r));
 	if (rn.cs.inv.role != ALX_ROLE_RUNNER)
 		fatalx("the invite is a %s invite, not a runner invite",

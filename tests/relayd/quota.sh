@@ -92,10 +92,12 @@ like "$r" '^507 \{"error":"insufficient_storage","message":"this relay holds its
 stop_relay TERM
 
 # Lifetimes.
-start_relay --plain-http --max-session-lifetime 2h --session-lifetime 1h
+start_relay --plain-http --max-session-lifetime 2h --session-lifetime 1h \
+    --allow-no-expiry=no
 r=$(create "$T/e" 86400)
 like "$r" '^403 \{"error":"not_allowed","message":"the lifetime exceeds' \
     "a lifetime over --max-session-lifetime: 403"
+like "$r" '"max_lifetime":7200\}$' "the refusal names the relay's maximum"
 r=$(create "$T/f" 0)
 like "$r" '^201 ' "a session asking for no expiry gets the default lifetime"
 stop_relay TERM
