@@ -359,6 +359,28 @@ runner_python_join(struct runner *rn, struct runner_cfg *cfg)
 	free(cause);
 }
 
+/*
+ * A session whose jobs get the host's network (mode full) needs a runner
+ * started with --network; without it no job could run: refuse to join.
+ */
+static void
+runner_network_join(struct runner *rn)
+{
+	struct alx_private	priv;
+	int			full = 0;
+
+	memset(&priv, 0, sizeof(priv));
+	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK &&
+	    priv.has_limits)
+		full = priv.limits.net_mode == ALX_NET_FULL;
+	alx_private_free(&priv);
+	if (full && !rn->network)
+		fatalx("session %s gives its jobs the host's network (network "
+		    "full), and this runner was started without --network: "
+		    "start it with --network (NETWORK=yes in runner.conf) to "
+		    "serve it", rn->cs.sidstr);
+}
+
 /* "airlox-runnerd verify": the boundary probes, in a job's sandbox. */
 static int
 runner_verify_cmd(struct runner *rn, const struct runner_cfg *cfg)
@@ -472,6 +494,7 @@ main(int argc, char **argv)
 	memcpy(rn.me.fp, rn.cs.view.me_fp, ALX_FP_LEN);
 	rn.me.kinds = ALX_JOBKIND_SHELL | ALX_JOBKIND_PYTHON;
 	runner_docker_join(&rn);
+	runner_network_join(&rn);
 	runner_python_join(&rn, &cfg);
 	rn.nslots = cfg.concurrency;
 	if ((rn.slots = calloc((size_t)rn.nslots, sizeof(*rn.slots))) == NULL)

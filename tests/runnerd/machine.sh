@@ -142,6 +142,22 @@ airlox machine add img3 --sandbox docker >"$T/img3.out" 2>&1
 is $? 2 "--sandbox docker without --image: usage error"
 like "$(cat "$T/img3.out")" 'needs --image' "naming what is missing"
 
+# A session that gives jobs the host's network, and a runner started
+# without --network: it refuses at join, naming the flag.
+add fullnet "$T/fullnet.out" --network --yes
+like "$JOIN" ' --network' "machine add --network: the join command has --network"
+NOFLAG=$(printf '%s\n' "$JOIN" | sed 's/ --network//')
+mkdir -p "$T/rs5-work"
+AIRLOX_STATE_DIR=$T/rs5 AIRLOX_WORK_ROOT=$T/rs5-work timeout 120 sh -c \
+    "exec $NOFLAG" >"$T/rs5.log" 2>&1
+rc=$?
+ok $([ $rc -ne 0 ] && [ $rc -ne 124 ] && echo 0 || echo 1) \
+    "a runner without --network refuses that session at join ($rc)"
+like "$(cat "$T/rs5.log")" 'gives its jobs the host.s network .*started without --network: start it with --network' \
+    "naming the flag"
+lacks "$(cat "$T/rs5.log")" "verify:" "before it verified or announced anything"
+kill "$ADD_PID" 2>/dev/null; wait "$ADD_PID" 2>/dev/null
+
 airlox machine rm box >/dev/null
 ok $? "machine rm"
 [ ! -e "$XDG_CACHE_HOME/airlox/machines/box" ]
