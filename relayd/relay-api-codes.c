@@ -110,15 +110,11 @@ relay_code_remove(struct relay_code *c)
 static int
 relay_code_param(struct relay_req *r, struct relay_code **cp)
 {
-	char		*end;
-	long long	 n;
+	uint64_t	n;
 
 	*cp = NULL;
-	if (r->nparams < 1 || r->params[0][0] < '1' || r->params[0][0] > '9' ||
-	    strlen(r->params[0]) > 6)
-		return ALX_ERR_NOT_FOUND;
-	n = strtoll(r->params[0], &end, 10);
-	if (*end != '\0' || (*cp = relay_code_find(n)) == NULL)
+	if (r->nparams < 1 || relay_path_uint(r->params[0], 999999, &n) != 0 ||
+	    n == 0 || (*cp = relay_code_find((int64_t)n)) == NULL)
 		return ALX_ERR_NOT_FOUND;
 	if ((*cp)->expires <= relay_expiry_now()) {
 		relay_code_remove(*cp);
@@ -395,8 +391,9 @@ relay_code_read(struct relay_req *r)
 {
 	struct relay_code	*c;
 	struct relay_code_wait	*w;
-	char			*side, *v, *end;
+	char			*side, *v;
 	int64_t			 after = 0, wait = 0;
+	uint64_t		 num = 0;
 	uint8_t			 key[RELAY_SID_LEN];
 	int			 rc, sd;
 
@@ -414,13 +411,13 @@ relay_code_read(struct relay_req *r)
 	sd = side[0] == 'b';
 	free(side);
 	if ((v = relay_http_query(r, "after")) != NULL) {
-		after = strtoll(v, &end, 10);
-		rc = *v == '\0' || *end != '\0' || after < 0;
+		rc = relay_path_uint(v, INT64_MAX, &num);
+		after = (int64_t)num;
 		free(v);
 	}
 	if (rc == 0 && (v = relay_http_query(r, "wait")) != NULL) {
-		wait = strtoll(v, &end, 10);
-		rc = *v == '\0' || *end != '\0' || wait < 0 || wait > 3600;
+		rc = relay_path_uint(v, 3600, &num);
+		wait = (int64_t)num;
 		free(v);
 	}
 	if (rc != 0) {

@@ -549,13 +549,10 @@ static int
 relay_chunk_index(struct relay_req *r, const struct alx_item *it,
     uint32_t *idx)
 {
-	char		*end;
-	unsigned long	 v;
+	uint64_t	v;
 
-	if (r->nparams < 3 || r->params[2][0] < '0' || r->params[2][0] > '9')
-		return ALX_ERR_NOT_FOUND;
-	v = strtoul(r->params[2], &end, 10);
-	if (*end != '\0' || v >= it->nchunks || strlen(r->params[2]) > 4)
+	if (r->nparams < 3 || relay_path_uint(r->params[2], 9999, &v) != 0 ||
+	    v >= it->nchunks)
 		return ALX_ERR_NOT_FOUND;
 	*idx = (uint32_t)v;
 	return 0;

@@ -26,21 +26,15 @@ static int
 relay_uint_param(struct relay_req *r, const char *name, uint64_t def,
     uint64_t max, uint64_t *out)
 {
-	char		*v, *end;
-	unsigned long long n;
+	char	*v;
+	int	 rc;
 
 	*out = def;
 	if ((v = relay_http_query(r, name)) == NULL)
 		return 0;
-	n = strtoull(v, &end, 10);
-	if (*v < '0' || *v > '9' || *end != '\0' || strlen(v) > 19 ||
-	    n > max) {
-		free(v);
-		return ALX_ERR_INVALID;
-	}
+	rc = relay_path_uint(v, max, out);
 	free(v);
-	*out = n;
-	return 0;
+	return rc;
 }
 
 /* A page of events as {"events":[...],"next":C}. */
@@ -349,7 +343,6 @@ relay_stream_get(struct relay_req *r)
 	struct relay_sse	*sse;
 	uint64_t		 after = 0;
 	const char		*h;
-	char			*end;
 	int			 rc;
 
 	if ((rc = relay_session_request(r, &s, &m)) != 0) {
@@ -358,8 +351,7 @@ relay_stream_get(struct relay_req *r)
 	}
 	/* Resume: the Last-Event-ID header, or ?last_event_id=. */
 	if ((h = relay_http_header(r, "Last-Event-ID")) != NULL) {
-		after = strtoull(h, &end, 10);
-		if (*h < '0' || *h > '9' || *end != '\0' || strlen(h) > 19) {
+		if (relay_path_uint(h, INT64_MAX, &after) != 0) {
 			relay_http_fail(r, ALX_ERR_INVALID,
 			    "Last-Event-ID is not a cursor");
 			return;

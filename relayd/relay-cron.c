@@ -201,17 +201,16 @@ static void
 relay_test_clock(struct relay_req *r)
 {
 	struct alx_jw	 jw;
-	char		*v, *end;
-	long long	 n;
+	char		*v;
+	uint64_t	 n;
 
 	if ((v = relay_http_query(r, "advance")) != NULL) {
-		n = strtoll(v, &end, 10);
-		if (*v == '\0' || *end != '\0' || n < 0 || n > 10 * 365 * 86400LL) {
+		if (relay_path_uint(v, 10 * 365 * 86400ULL, &n) != 0) {
 			free(v);
 			relay_http_fail(r, ALX_ERR_INVALID, "advance");
 			return;
 		}
-		relay_test_skew += n;
+		relay_test_skew += (int64_t)n;
 		free(v);
 	}
 	if ((v = relay_http_query(r, "sweep")) != NULL) {

@@ -35,7 +35,6 @@
 #include "relayd.h"
 
 #define RELAY_MAX_ROUTES	64
-#define RELAY_MAX_PATH		1024
 #define RELAY_ALL_METHODS	(EVHTTP_REQ_GET | EVHTTP_REQ_POST | \
 	EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | \
 	EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH)
@@ -251,19 +250,7 @@ relay_http_header(struct relay_req *r, const char *name)
 char *
 relay_http_query(struct relay_req *r, const char *name)
 {
-	struct evkeyvalq	 q;
-	const char		*v;
-	char			*out = NULL;
-
-	if (r->query == NULL)
-		return NULL;
-	TAILQ_INIT(&q);
-	if (evhttp_parse_query_str(r->query, &q) != 0)
-		return NULL;
-	if ((v = evhttp_find_header(&q, name)) != NULL)
-		out = strdup(v);
-	evhttp_clear_headers(&q);
-	return out;
+	return relay_query_get(r->query, name);
 }
 
 /*
@@ -399,38 +386,7 @@ relay_http_ratelimit(struct relay_req *r)
 static void
 relay_req_clear(struct relay_req *r)
 {
-	while (r->nparams > 0)
-		free(r->params[--r->nparams]);
-}
-
-static int
-relay_route_match1(const char *pat, const char *path, struct relay_req *r)
-{
-	const char	*ps, *pe;
-	size_t		 n;
-
-	relay_req_clear(r);
-	while (*pat != '\0' && *path != '\0') {
-		if (*pat != '/' || *path != '/')
-			return 0;
-		pat++;
-		path++;
-		ps = path;
-		pe = path + strcspn(path, "/");
-		n = strcspn(pat, "/");
-		if (n == 1 && *pat == ':') {
-			if (pe == ps || r->nparams >= RELAY_MAX_PARAMS)
-				return 0;
-			if ((r->params[r->nparams] = strndup(ps, pe - ps)) ==
-			    NULL)
-				return 0;
-			r->nparams++;
-		} else if ((size_t)(pe - ps) != n || strncmp(pat, ps, n) != 0)
-			return 0;
-		pat += n;
-		path = pe;
-	}
-	return *pat == '\0' && *path == '\0';
+	relay_path_params_free(r->params, &r->nparams);
 }
 
 static void
@@ -463,10 +419,7 @@ relay_http_allow(struct evhttp_request *req, int methods)
 static int
 relay_route_match(const char *pat, const char *path, struct relay_req *r)
 {
-	if (relay_route_match1(pat, path, r))
-		return 1;
-	relay_req_clear(r);	/* params of a partial match */
-	return 0;
+	return relay_path_match(pat, path, r->params, &r->nparams);
 }
 
 /* The pattern of the endpoint a request asked for, for the log. */
@@ -513,7 +466,7 @@ relay_http_route(struct evhttp_request *req)
 	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
 	const struct relay_route *rt, *found = NULL;
 	char			*path = NULL, ra[16];
-	size_t			 i, plen;
+	size_t			 i;
 	int			 wait, allow = 0;
 
 	memset(&r, 0, sizeof(r));
@@ -529,11 +482,8 @@ relay_http_route(struct evhttp_request *req)
 		relay_http_error(req, 400, ALX_ERR_INVALID, "bad request URI");
 		return;
 	}
-	path = evhttp_uridecode(evhttp_uri_get_path(uri), 0, &plen);
-	if (path == NULL || plen == 0 || plen > RELAY_MAX_PATH ||
-	    strlen(path) != plen || path[0] != '/') {
+	if (relay_path_decode(evhttp_uri_get_path(uri), &path) != 0) {
 		relay_http_error(req, 400, ALX_ERR_BAD_PATH, "bad path");
-		free(path);
 		return;
 	}
 	r.path = path;

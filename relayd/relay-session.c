@@ -398,7 +398,7 @@ relay_auth(struct relay_req *r, struct relay_session *s,
 	struct alx_reqauth	 ra;
 	struct relay_member	*m = NULL;
 	const char		*hdr, *host, *uri = evhttp_request_get_uri(r->req);
-	char			*qauth = NULL, *signed_uri = NULL, *p;
+	char			*qauth = NULL, *signed_uri = NULL;
 	const uint8_t		*body;
 	uint8_t			 bh[ALX_HASH_LEN];
 	size_t			 len;
@@ -417,21 +417,8 @@ relay_auth(struct relay_req *r, struct relay_session *s,
 	 * the path and query before it.
 	 */
 	if ((hdr = relay_http_header(r, "Authorization")) == NULL) {
-		if ((qauth = relay_http_query(r, "auth")) == NULL)
-			return ALX_ERR_NOT_SIGNED;
-		if ((signed_uri = strdup(uri)) == NULL) {
-			free(qauth);
-			return ALX_ERR_NOMEM;
-		}
-		p = strstr(signed_uri, "?auth=");
-		if (p == NULL || strstr(signed_uri, "&auth=") != NULL)
-			p = strstr(signed_uri, "&auth=");
-		if (p == NULL || strchr(p + 1, '&') != NULL) {
-			free(qauth);
-			free(signed_uri);
-			return ALX_ERR_INVALID;	/* auth must come last */
-		}
-		*p = '\0';
+		if ((rc = relay_query_auth(uri, &signed_uri, &qauth)) != 0)
+			return rc;
 		uri = signed_uri;
 		hdr = qauth;
 	}

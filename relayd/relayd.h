@@ -249,6 +249,29 @@ struct evhttp_request *relay_release(struct relay_hold *);
 const char *relay_http_header(struct relay_req *, const char *);
 char	*relay_http_query(struct relay_req *, const char *);
 
+/* relay-path.c: the path and query, read (pure). */
+#define RELAY_MAX_PATH		1024
+/* The decoded path (malloc'd): not empty, '/' first, no NUL, bounded. */
+int	 relay_path_decode(const char *raw, char **path);
+/*
+ * Match "/a/:/c" against a path: 1 with each ':' segment's text in
+ * params[0..*n) (malloc'd; at most RELAY_MAX_PARAMS), 0 and none kept.
+ */
+int	 relay_path_match(const char *pattern, const char *path,
+	    char **params, int *n);
+void	 relay_path_params_free(char **params, int *n);
+/* A number as digits only, no sign, no leading zero, at most max. */
+int	 relay_path_uint(const char *, uint64_t max, uint64_t *);
+/* A query parameter, decoded (malloc'd), or NULL. */
+char	*relay_query_get(const char *query, const char *name);
+/*
+ * The query form of the Authorization header: the one "auth" parameter,
+ * which must come last, spelt as is; *signed_uri is the URI before it
+ * (what the signature covers), *auth its value (both malloc'd).
+ * ALX_ERR_NOT_SIGNED without one, ALX_ERR_INVALID when not so.
+ */
+int	 relay_query_auth(const char *uri, char **signed_uri, char **auth);
+
 /* relay-sse.c */
 struct relay_sse;
 typedef void relay_sse_end_fn(struct relay_sse *, void *);

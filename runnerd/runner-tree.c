@@ -432,6 +432,47 @@ tree_cause(char **cause, const char *what, const char *path)
 	return 0;
 }
 
+/*
+ * A refused entry, named: `what "path"`, its first 100 bytes, with
+ * control bytes, quotes and backslashes shown as '?' (the sender sees the
+ * name it sent, even an empty or unreadable one).
+ */
+static void
+tree_refuse(char **cause, const char *what, const char *path)
+{
+	char	name[104];
+	size_t	i;
+
+	if (path == NULL)
+		snprintf(name, sizeof(name), "(no name)");
+	else {
+		snprintf(name, sizeof(name), "\"%.100s", path);
+		for (i = 1; name[i] != '\0'; i++)
+			if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f ||
+			    name[i] == '"' || name[i] == '\\')
+				name[i] = '?';
+		if (strlen(path) <= 100)
+			strcat(name, "\"");
+	}
+	free(*cause);
+	if (asprintf(cause, "%s: %s", what, name) == -1)
+		*cause = NULL;
+}
+
+/*
+ * The next entry. A warning is not a refusal: libarchive warns when a
+ * name it read (UTF-8 in a pax header, as every sender in a UTF-8 locale
+ * writes it) cannot be shown in this process's locale, and the name's
+ * bytes are still there, checked like any other.
+ */
+static int
+tree_next(struct archive *a, struct archive_entry **ae)
+{
+	int	r = archive_read_next_header(a, ae);
+
+	return r == ARCHIVE_WARN ? ARCHIVE_OK : r;
+}
+
 /* One entry's header: its mode, or a refusal. */
 static int
 tree_entry_check(struct archive_entry *ae, int *mode, char **cause)
@@ -440,11 +481,11 @@ tree_entry_check(struct archive_entry *ae, int *mode, char **cause)
 	const char	*target;
 
 	if (p == NULL || !alx_tree_path_valid(p)) {
-		tree_cause(cause, "an absolute, '..' or invalid path", p);
+		tree_refuse(cause, "an absolute, '..' or invalid path", p);
 		return ALX_ERR_BAD_PATH;
 	}
 	if (archive_entry_hardlink(ae) != NULL) {
-		tree_cause(cause, "a hard link", p);
+		tree_refuse(cause, "a hard link", p);
 		return ALX_ERR_BAD_PATH;
 	}
 	switch (archive_entry_filetype(ae)) {
@@ -455,18 +496,54 @@ tree_entry_check(struct archive_entry *ae, int *mode, char **cause)
 	case AE_IFLNK:
 		target = archive_entry_symlink(ae);
 		if (!alx_tree_link_valid(p, target)) {
-			tree_cause(cause, "a symlink pointing outside", p);
+			tree_refuse(cause, "a symlink pointing outside", p);
 			return ALX_ERR_BAD_PATH;
 		}
 		*mode = ALX_TREE_LINK;
 		break;
 	default:
-		tree_cause(cause, "not a file or a symlink", p);
+		tree_refuse(cause, "not a file or a symlink", p);
 		return ALX_ERR_BAD_PATH;
 	}
-	if (archive_entry_size(ae) < 0)
+	if (archive_entry_size(ae) < 0) {
+		tree_refuse(cause, "a negative size", p);
 		return ALX_ERR_BAD_PATH;
+	}
 	return ALX_OK;
+}
+
+static int
+tree_path_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A path at most once: the writer takes each entry's content as it comes
+ * and its kind from the merged tree, and a file and a link of one name
+ * would not agree (the client never sends a path twice).
+ */
+static int
+tree_in_unique(struct tree_in *in, char **cause)
+{
+	char	**p;
+	size_t	  i;
+	int	  r = ALX_OK;
+
+	if (in->n < 2)
+		return ALX_OK;
+	if ((p = calloc(in->n, sizeof(*p))) == NULL)
+		return ALX_ERR_NOMEM;
+	for (i = 0; i < in->n; i++)
+		p[i] = in->e[i].path;
+	qsort(p, in->n, sizeof(*p), tree_path_cmp);
+	for (i = 1; i < in->n && r == ALX_OK; i++)
+		if (strcmp(p[i - 1], p[i]) == 0) {
+			tree_refuse(cause, "a path sent twice", p[i]);
+			r = ALX_ERR_BAD_PATH;
+		}
+	free(p);
+	return r;
 }
 
 static int
@@ -480,13 +557,13 @@ tree_scan(int fd, const struct runner_tree_limits *lim, struct tree_in *in,
 
 	if ((a = tree_archive_open(fd)) == NULL)
 		return ALX_ERR_INVALID;
-	while ((ar = archive_read_next_header(a, &ae)) == ARCHIVE_OK) {
+	while ((ar = tree_next(a, &ae)) == ARCHIVE_OK) {
 		if ((r = tree_entry_check(ae, &mode, cause)) != ALX_OK)
 			break;
 		bytes += archive_entry_size(ae);
 		if ((int64_t)in->n + 1 > lim->max_files || bytes >
 		    lim->max_bytes) {
-			tree_cause(cause, "over the limits at",
+			tree_refuse(cause, "over the limits at",
 			    archive_entry_pathname(ae));
 			r = ALX_ERR_TOO_LARGE;
 			break;
@@ -501,6 +578,8 @@ tree_scan(int fd, const struct runner_tree_limits *lim, struct tree_in *in,
 		r = ALX_ERR_INVALID;
 	}
 	archive_read_free(a);
+	if (r == ALX_OK)
+		r = tree_in_unique(in, cause);
 	return r;
 }
 
@@ -569,8 +648,13 @@ tree_write(int root, struct archive *a, struct archive_entry *ae,
 	    &base)) == -1)
 		return ALX_ERR_IO;
 	unlinkat(dfd, TREE_TMP, 0);
+	/* What the scan checked: an entry is what its record says. */
+	if ((rec->e.mode == ALX_TREE_LINK) !=
+	    (archive_entry_filetype(ae) == AE_IFLNK))
+		goto out;
 	if (rec->e.mode == ALX_TREE_LINK) {
-		target = archive_entry_symlink(ae);
+		if ((target = archive_entry_symlink(ae)) == NULL)
+			goto out;
 		alx_sha256(rec->e.hash, target, strlen(target));
 		if (symlinkat(target, dfd, TREE_TMP) == -1)
 			goto out;
@@ -622,17 +706,20 @@ tree_write_all(int root, int fd, struct tree_rec *recs, size_t n)
 	struct archive		*a;
 	struct archive_entry	*ae;
 	struct tree_rec		*rec;
-	int			 r = ALX_OK;
+	int			 r = ALX_OK, ar;
 
 	if ((a = tree_archive_open(fd)) == NULL)
 		return ALX_ERR_IO;
-	while (r == ALX_OK && archive_read_next_header(a, &ae) == ARCHIVE_OK) {
+	while (r == ALX_OK && (ar = tree_next(a, &ae)) == ARCHIVE_OK) {
 		if ((rec = tree_rec_find(recs, n, archive_entry_pathname(ae))) ==
 		    NULL)
 			r = ALX_ERR_INVALID;
 		else
 			r = tree_write(root, a, ae, rec);
 	}
+	/* The scan read it whole: stopping early now is an error. */
+	if (r == ALX_OK && ar != ARCHIVE_EOF)
+		r = ALX_ERR_IO;
 	archive_read_free(a);
 	return r;
 }
@@ -777,7 +864,7 @@ tree_prepare(struct runner_tree *t, const struct alx_tree_desc *d, int root,
 		paths[i] = (*nw)[i].e.path;
 	r = alx_tree_paths_check(paths, *nn, &which);
 	if (r == ALX_ERR_BAD_PATH)
-		tree_cause(cause, "paths collide after case folding", which);
+		tree_refuse(cause, "paths collide after case folding", which);
 	free(paths);
 	return r;
 }

@@ -59,7 +59,7 @@ log_getlevel(void)
 }
 
 /* Write one line; `prio` is the syslog priority for the journal prefix. */
-static void
+static void __attribute__((format(printf, 3, 0)))
 log_vwrite(int prio, const char *tag, const char *fmt, va_list ap,
     const char *suffix)
 {

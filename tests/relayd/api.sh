@@ -125,6 +125,10 @@ like "$r" '^200 \{"events":\[\{"cursor":4,"type":"join".*\],"next":4\}$' \
     "after and limit page through the log"
 r=$(call carol GET "/v1/sessions/$sid/log?after=x" -)
 like "$r" '^400 ' "a bad cursor: 400"
+for q in "after=03" "limit=%2B1" "after=%203" "after=18446744073709551616"; do
+	r=$(call carol GET "/v1/sessions/$sid/log?$q" -)
+	like "$r" '^400 ' "?$q: 400 (digits only: no sign, space or leading zero)"
+done
 
 # Long-poll: nothing new answers 204 when the (capped) wait ends ...
 r=$(call carol GET "/v1/sessions/$sid/log?after=5&wait=1" -)
@@ -201,6 +205,13 @@ r=$(http GET "/v1/sessions/$sid/stream?auth=$q&last_event_id=6")
 like "$r" '^40[01] ' "?auth= anywhere but last is refused"
 r=$(http GET "/v1/sessions/$sid/stream?last_event_id=5&auth=$q")
 like "$r" '^401 \{"error":"bad_signature"' "?auth= signed for another query: 401"
+r=$(http GET "/v1/sessions/$sid/stream?last_event_id=6&auth=$q&auth=$q")
+like "$r" '^400 \{"error":"bad_request"' "two auth parameters: 400, whichever is last"
+r=$(http GET "/v1/sessions/$sid/stream?last_event_id=6&%61uth=$q")
+like "$r" '^401 \{"error":"not_signed"' "an auth parameter spelt in %-escapes is not one: 401"
+auth0=$("$CLI" auth "$S" carol GET "/v1/sessions/$sid/stream" - "$ADDR")
+r=$(http GET "/v1/sessions/$sid/stream" --max-time 10 -H "Authorization: $auth0" -H "Last-Event-ID: 06")
+like "$r" '^400 ' "a Last-Event-ID with a leading zero: 400"
 ct=$(tr -d '\r' <"$T/sse3.head" | sed -n 's/^[Cc]ontent-[Tt]ype: *//p')
 is "$ct" "text/event-stream" "the stream is text/event-stream"
 

@@ -54,6 +54,13 @@ like "$r" '^401 \{"error":"not_signed"' "the creator's side must be signed"
 r=$(http GET "/v1/codes/$code/msgs?side=a&after=0&wait=5")
 like "$r" '^200 \{"msgs":\[\{"side":"a","seq":1,"data":"Ya-secret-looking-message"\}\]\}$' \
     "the creator reads the claimant's message"
+for q in "after=%2B0" "after=%200" "after=-0" "after=00" "wait=05" \
+    "after=99999999999999999999"; do
+	r=$(http GET "/v1/codes/$code/msgs?side=a&$q")
+	like "$r" '^400 ' "?$q: 400 (a number is digits only: no sign, space or leading zero)"
+done
+r=$(http GET "/v1/codes/0$code/msgs?side=a&after=0")
+like "$r" '^404 ' "a nameplate spelt with a leading zero is not the same code"
 
 curl -sS -o "$T/poll.body" -w '%{http_code}' \
     "$URL/v1/codes/$code/msgs?side=b&after=0&wait=20" >"$T/poll.code" &

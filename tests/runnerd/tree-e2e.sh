@@ -132,6 +132,18 @@ print([j["tree"]["delta"] for j in map(json.loads, open(sys.argv[1])) if j.get("
     "[True]" "the next run sends only a delta, and the runner takes it"
 like "$(json_get "$T/r9.json" 'j["stdout"]')" 'after no-wait' "the job sees the change"
 
+# A name outside ASCII, from a client in a UTF-8 locale (its archive names
+# it in a UTF-8 pax header); the runner runs in the C locale.
+if locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$'; then
+	printf 'accented\n' >"$P/caf$(printf '\303\251').txt"
+	(cd "$P" && git add . && git commit -q -m utf8)
+	LC_ALL=C.UTF-8 run r10 --tree -- sh -c 'cat ../caf*.txt'
+	is $? 0 "a tree with a UTF-8 file name is taken"
+	like "$(json_get "$T/r10.json" 'j["stdout"]')" 'accented' "and the job reads the file"
+else
+	skip "a tree with a UTF-8 file name" "no C.UTF-8 locale here"
+fi
+
 ls "$T/rwork" | grep -q '^ws-'
 ok $? "the workspace lives under the work root"
 kill -TERM "$RUNNER_PID"

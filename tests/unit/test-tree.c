@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +358,10 @@ test_escapes(struct runner_tree *t, const char *ws,
 		  { 'f', "makefile", "y" } }, 2, ALX_ERR_BAD_PATH },
 		{ "a .git path", { { 'f', ".git/hooks/pre-commit", "x" } }, 1,
 		  ALX_ERR_BAD_PATH },
+		{ "a file, then a link of the same name",
+		  { { 'f', "a", "x" }, { 'l', "a", "b" } }, 2, ALX_ERR_BAD_PATH },
+		{ "a link, then a file of the same name",
+		  { { 'l', "a", "b" }, { 'f', "a", "x" } }, 2, ALX_ERR_BAD_PATH },
 	};
 	size_t	i;
 
@@ -380,6 +385,40 @@ test_escapes(struct runner_tree *t, const char *ws,
 	    "refused: more bytes than the limit");
 	ok(!exists(ws, "one"), "nothing written over the limits");
 	free(j);
+}
+
+/*
+ * A name outside ASCII, as a sender in a UTF-8 locale writes it (a pax
+ * header in UTF-8), read by a runner in the C locale, where libarchive
+ * warns that it cannot show the name: the warning is not a refusal.
+ */
+static void
+test_utf8(struct runner_tree *t, const char *ws,
+    const struct runner_tree_limits *lim)
+{
+	struct member	 m[] = { { 'f', "caf\xc3\xa9.txt", "utf-8\n" },
+			    { 'f', "z", "after it\n" } };
+	uint8_t		 id[ALX_HASH_LEN];
+	char		*j, *cause = NULL;
+	int		 fd, r;
+
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL) {
+		printf("ok %d - a UTF-8 name from a UTF-8 sender # SKIP no "
+		    "C.UTF-8 locale\n", ++tap_n);
+		return;
+	}
+	fd = craft(m, 2);
+	setlocale(LC_CTYPE, "C");
+	tree_id_of(m, 2, id);
+	j = desc(id, NULL, NULL);
+	r = runner_tree_apply(t, j, 1, fd, lim, &cause);
+	is_int(r, ALX_OK, "a UTF-8 name from a UTF-8 sender applies (%s)",
+	    cause != NULL ? cause : "no cause");
+	is_str(slurp(ws, "caf\xc3\xa9.txt"), "utf-8\n", "its file is written");
+	is_str(slurp(ws, "z"), "after it\n", "and the entry after it");
+	free(cause);
+	free(j);
+	close(fd);
 }
 
 static void
@@ -420,6 +459,7 @@ test_apply(void)
 	ok(runner_tree_report(t) == NULL, "a new workspace holds no tree");
 
 	test_escapes(t, ws, &lim);
+	test_utf8(t, ws, &lim);
 
 	tree_id_of(full, 4, id1);
 	j = desc(id1, NULL, NULL);
