@@ -51,9 +51,9 @@ is_param(const char *p)
 static void
 check_match(const char *pat, const char *path)
 {
-	char		*params[RELAY_MAX_PARAMS], back[2 * RELAY_MAX_PATH + 64];
+	char		*params[RELAY_MAX_PARAMS], *back;
 	const char	*p;
-	size_t		 o = 0, want = 0;
+	size_t		 o = 0, want = 0, cap;
 	int		 n = 0, k = 0;
 
 	for (p = pat; *p != '\0'; p++)
@@ -63,19 +63,22 @@ check_match(const char *pat, const char *path)
 		return;
 	}
 	CHECK((size_t)n == want);
+	cap = strlen(pat) + strlen(path) + 1;
+	CHECK((back = malloc(cap)) != NULL);
 	back[0] = '\0';
 	for (p = pat; *p != '\0'; p++) {
 		if ((p == pat || p[-1] == '/') && is_param(p)) {
 			CHECK(params[k][0] != '\0' &&
 			    strchr(params[k], '/') == NULL);
-			o += (size_t)snprintf(back + o, sizeof back - o, "%s",
+			o += (size_t)snprintf(back + o, cap - o, "%s",
 			    params[k++]);
-		} else if (o + 1 < sizeof back) {
+		} else if (o + 1 < cap) {
 			back[o++] = *p;
 			back[o] = '\0';
 		}
 	}
 	CHECK(strcmp(back, path) == 0);
+	free(back);
 	for (k = 0; k < n; k++) {
 		uint64_t	v;
 		char		num[32];
