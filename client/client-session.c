@@ -173,6 +173,46 @@ csess_rollback_fail(struct csession *cs)
 	    (long long)cs->view.seen.ver);
 }
 
+/*
+ * AIRLOX_KEY: this participant's key comes from a secret it keeps (a
+ * hosted agent whose sandbox is new each time keeps it beside its
+ * invite), not from the cache: the same secret is the same participant in
+ * every sandbox, so its items go on in one chain and its jobs find its
+ * workspace on the runner, which is keyed by the participant key. A cache
+ * entry made with another key is taken over: its cursors were that key's.
+ */
+static int
+csess_key_secret(struct csession *cs, const char *secret)
+{
+	struct alx_signkey	sk;
+	struct alx_kxkey	kx;
+	int			r;
+
+	if ((r = alx_participant_keys(secret, strlen(secret), cs->inv.sid,
+	    cs->inv.role, &sk, &kx)) != 0)
+		return out_usage("AIRLOX_KEY: a secret of %d to %d characters "
+		    "(openssl rand -base64 32 makes one)", ALX_KEY_SECRET_MIN,
+		    ALX_KEY_SECRET_MAX);
+	if (!alx_ct_eq(sk.pk, cs->me.sk.pk, ALX_SIGN_PK_LEN)) {
+		log_debug("session: the participant key is AIRLOX_KEY's");
+		alx_sign_wipe(&cs->me.sk);
+		alx_kx_wipe(&cs->me.kx);
+		cs->me.sk = sk;
+		cs->me.kx = kx;
+		cs->me.joined = cs->me.listen = 0;
+		cs->me.has_chain = 0;
+		cs->me.seq = 0;
+		if ((r = cache_save(&cs->me)) != 0) {
+			alx_sign_wipe(&sk);
+			alx_kx_wipe(&kx);
+			return out_fail(r, "cannot write the cache");
+		}
+	}
+	alx_sign_wipe(&sk);
+	alx_kx_wipe(&kx);
+	return 0;
+}
+
 /* This participant's key from the cache, for the view and the requests. */
 static int
 csess_load_me(struct csession *cs, struct client_ctx *ctx)
@@ -182,6 +222,9 @@ csess_load_me(struct csession *cs, struct client_ctx *ctx)
 	if ((r = cache_load(&cs->me, &cs->inv, ctx->name, ctx->kind,
 	    &created)) != 0)
 		return out_fail(r, "cannot use the cache directory");
+	if (ctx->key_secret != NULL &&
+	    (r = csess_key_secret(cs, ctx->key_secret)) != 0)
+		return r;
 	cs->have_me = 1;
 	if (!created && ctx->name != NULL && strcmp(ctx->name,
 	    cs->me.name) != 0)

@@ -374,6 +374,8 @@ client_env(struct client_ctx *ctx)
 	ctx->description = args_get(a, "description");
 	if (ctx->description == NULL)
 		ctx->description = client_getenv("AIRLOX_DESCRIPTION");
+	/* A secret: the environment only, never a command line (ps). */
+	ctx->key_secret = client_getenv("AIRLOX_KEY");
 	k = args_get(a, "kind");
 	ctx->kind = isatty(STDIN_FILENO) ? ALX_PKIND_PERSON : ALX_PKIND_AGENT;
 	if (k != NULL)

@@ -68,6 +68,7 @@ struct client_ctx {
 	const char	*name;		/* --name or AIRLOX_NAME */
 	const char	*description;	/* --description, AIRLOX_DESCRIPTION */
 	int		 kind;		/* ALX_PKIND_* */
+	const char	*key_secret;	/* AIRLOX_KEY: the participant key */
 };
 
 /* client.c */

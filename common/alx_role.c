@@ -174,3 +174,26 @@ alx_seed_keys(const uint8_t seed[ALX_SEED_LEN], struct alx_signkey *sk,
 	}
 	return ALX_OK;
 }
+
+int
+alx_participant_keys(const void *secret, size_t len,
+    const uint8_t sid[ALX_SID_LEN], int role, struct alx_signkey *sk,
+    struct alx_kxkey *kx)
+{
+	static const char	 info[] = "airlox/v1/participant";
+	uint8_t			 salt[ALX_SID_LEN + 16], seed[ALX_SEED_LEN];
+	const char		*rn;
+	int			 r;
+
+	if (len < ALX_KEY_SECRET_MIN || len > ALX_KEY_SECRET_MAX ||
+	    role < 0 || role >= ALX_ROLE_COUNT)
+		return ALX_ERR_INVALID;
+	rn = alx_role_name(role);
+	memcpy(salt, sid, ALX_SID_LEN);
+	memcpy(salt + ALX_SID_LEN, rn, strlen(rn));
+	if ((r = alx_hkdf_sha256(seed, sizeof(seed), secret, len, salt,
+	    ALX_SID_LEN + strlen(rn), info, sizeof(info) - 1)) == ALX_OK)
+		r = alx_seed_keys(seed, sk, kx);
+	alx_wipe(seed, sizeof(seed));
+	return r;
+}

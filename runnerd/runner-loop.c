@@ -610,8 +610,7 @@ runner_fetch_tree(struct runner *rn, struct runner_slot *sl,
 	}
 	free(cause);
 	r = runner_tree_job(&sl->tree, &sl->job, rn->workroot, rn->statedir,
-	    rn->cs.inv.sid, alx_role_name(author->cert.role),
-	    author->cert.name, saved, &lim, reason);
+	    rn->cs.inv.sid, author->cert.fp, saved, &lim, reason);
 	free(saved);
 	return r;
 }

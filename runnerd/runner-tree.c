@@ -1,5 +1,7 @@
 /*
- * runner-tree.c: one workspace per sender, and the trees jobs sync into
+ * runner-tree.c: one workspace per sender (per participant key: two keys
+ * never share one, whatever names they give themselves), and the trees
+ * jobs sync into
  * it. A tree archive is checked whole before anything is written: every
  * entry is a regular file or a symlink that stays inside, with a valid
  * relative path, no case-folding collision, within the limits. It is then
@@ -190,12 +192,16 @@ tree_rec_save(struct runner_tree *t)
 	return ALX_OK;
 }
 
-/* The workspace key: H("airlox/v1/workspace" 0 sid role 0 name), hex. */
+/*
+ * The workspace key: H("airlox/v1/workspace-key" 0 sid fp), hex, fp the
+ * sender's participant key fingerprint. A display name is self-chosen, so
+ * it names no workspace.
+ */
 static void
 tree_key(char out[TREE_KEY_LEN + 1], const uint8_t sid[ALX_SID_LEN],
-    const char *role, const char *name)
+    const uint8_t sender[ALX_FP_LEN])
 {
-	static const char	 dom[] = "airlox/v1/workspace";
+	static const char	 dom[] = "airlox/v1/workspace-key";
 	struct alx_sha256_ctx	 c;
 	uint8_t			 h[ALX_HASH_LEN];
 	int			 i;
@@ -203,8 +209,7 @@ tree_key(char out[TREE_KEY_LEN + 1], const uint8_t sid[ALX_SID_LEN],
 	alx_sha256_init(&c);
 	alx_sha256_update(&c, dom, sizeof(dom));
 	alx_sha256_update(&c, sid, ALX_SID_LEN);
-	alx_sha256_update(&c, role, strlen(role) + 1);
-	alx_sha256_update(&c, name, strlen(name));
+	alx_sha256_update(&c, sender, ALX_FP_LEN);
 	alx_sha256_final(&c, h);
 	for (i = 0; i < TREE_KEY_LEN / 2; i++)
 		snprintf(out + 2 * i, 3, "%02x", h[i]);
@@ -212,8 +217,8 @@ tree_key(char out[TREE_KEY_LEN + 1], const uint8_t sid[ALX_SID_LEN],
 
 int
 runner_tree_open(struct runner_tree **tp, const char *work_root,
-    const char *statedir, const uint8_t sid[ALX_SID_LEN], const char *role,
-    const char *name)
+    const char *statedir, const uint8_t sid[ALX_SID_LEN],
+    const uint8_t sender[ALX_FP_LEN])
 {
 	struct runner_tree	*t;
 	char			 dir[PATH_MAX], lock[PATH_MAX];
@@ -223,7 +228,7 @@ runner_tree_open(struct runner_tree **tp, const char *work_root,
 	if ((t = calloc(1, sizeof(*t))) == NULL)
 		return ALX_ERR_NOMEM;
 	t->lockfd = -1;
-	tree_key(t->key, sid, role, name);
+	tree_key(t->key, sid, sender);
 	if ((r = runner_pathf(dir, sizeof(dir), "%s/trees", statedir)) !=
 	    ALX_OK || (r = runner_pathf(t->rec, sizeof(t->rec), "%s/%s",
 	    dir, t->key)) != ALX_OK || (r = runner_pathf(lock, sizeof(lock),
@@ -1121,7 +1126,7 @@ runner_tree_gc(const char *work_root, const char *statedir, int64_t max_idle_s,
 int
 runner_tree_job(struct runner_tree **tp, struct runner_job *rj,
     const char *work_root, const char *statedir,
-    const uint8_t sid[ALX_SID_LEN], const char *role, const char *name,
+    const uint8_t sid[ALX_SID_LEN], const uint8_t sender[ALX_FP_LEN],
     const char *archive, const struct runner_tree_limits *lim,
     int *reason)
 {
@@ -1129,8 +1134,8 @@ runner_tree_job(struct runner_tree **tp, struct runner_job *rj,
 	int	 fd = -1, r;
 
 	*reason = ALX_ERR_NOT_ALLOWED;
-	if ((r = runner_tree_open(tp, work_root, statedir, sid, role,
-	    name)) != ALX_OK) {
+	if ((r = runner_tree_open(tp, work_root, statedir, sid,
+	    sender)) != ALX_OK) {
 		if (r == ALX_ERR_RUNNER_BUSY)
 			*reason = r;
 		return r;

@@ -22,13 +22,13 @@ struct runner_tree_limits {
 #define RUNNER_TREE_BUDGET	(20ULL << 30)	/* all workspaces, bytes */
 
 /*
- * Open (create) the workspace of a sender, identified by the session, the
- * sender's role and its display name, under work_root, with its record in
- * statedir/trees. ALX_ERR_RUNNER_BUSY: a job uses it now.
+ * Open (create) the workspace of a sender, identified by the session and
+ * the sender's participant key (its fingerprint), under work_root, with
+ * its record in statedir/trees. ALX_ERR_RUNNER_BUSY: a job uses it now.
  */
 int	 runner_tree_open(struct runner_tree **, const char *work_root,
 	    const char *statedir, const uint8_t sid[ALX_SID_LEN],
-	    const char *role, const char *name);
+	    const uint8_t sender[ALX_FP_LEN]);
 struct runner_job;
 /*
  * For a job with a tree (or fresh): open its sender's workspace, make it
@@ -38,7 +38,7 @@ struct runner_job;
  */
 int	 runner_tree_job(struct runner_tree **, struct runner_job *,
 	    const char *work_root, const char *statedir,
-	    const uint8_t sid[ALX_SID_LEN], const char *role, const char *name,
+	    const uint8_t sid[ALX_SID_LEN], const uint8_t sender[ALX_FP_LEN],
 	    const char *archive, const struct runner_tree_limits *,
 	    int *reason);
 /* The workspace's host path: the job's work folder. */

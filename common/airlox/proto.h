@@ -88,6 +88,20 @@ int	alx_display_valid(const char *);
  */
 int	alx_seed_keys(const uint8_t seed[ALX_SEED_LEN], struct alx_signkey *,
 	    struct alx_kxkey *);
+/*
+ * A participant key kept as a secret instead of in a cache: from a secret
+ * of ALX_KEY_SECRET_MIN to ALX_KEY_SECRET_MAX bytes, the participant's
+ * keys for one session and role (seed = HKDF(secret, sid || role name,
+ * "airlox/v1/participant", 32), then as alx_seed_keys()). The same secret
+ * gives the same participant in that session wherever it runs, and
+ * unrelated keys in other sessions and roles. ALX_ERR_INVALID for a
+ * secret too short to be one.
+ */
+#define ALX_KEY_SECRET_MIN	32
+#define ALX_KEY_SECRET_MAX	1024
+int	alx_participant_keys(const void *secret, size_t len,
+	    const uint8_t sid[ALX_SID_LEN], int role, struct alx_signkey *,
+	    struct alx_kxkey *);
 
 /*
  * Signed objects (section 3).

@@ -437,7 +437,11 @@ gen_keys(struct gen *g, const struct world *w)
 	    "seed, salt empty, info \"airlox/v1/sign\", 32) is the RFC 8032 "
 	    "Ed25519 seed of sign_pk; kx_secret = HKDF(seed, \"\", "
 	    "\"airlox/v1/kx\", 32) is the X25519 secret of kx_pk; fp is the "
-	    "base64url fingerprint of sign_pk.");
+	    "base64url fingerprint of sign_pk. Op participant: a participant's "
+	    "keys from a secret it keeps (32 to 1024 bytes of text; shorter is "
+	    "bad_request): seed = HKDF-SHA-256(secret, salt sid || role name, "
+	    "info \"airlox/v1/participant\", 32), then sign_pk and kx_pk from "
+	    "seed as for op derive.");
 	for (i = 0; i < ALX_ROLE_COUNT; i++) {
 		gen_case(g, alx_role_name(i), "derive");
 		gi_hex(g, "seed", w->seed[i], 32);
@@ -452,6 +456,31 @@ gen_keys(struct gen *g, const struct world *w)
 	gen_case(g, "seed 00..1f", "derive");
 	gi_hex(g, "seed", seed, 32);
 	gen_end(g, NULL, NULL);
+	/* A participant key kept as a secret (AIRLOX_KEY). */
+	for (i = 0; i < 16; i++)
+		seed[i] = (uint8_t)(0xa0 + i);
+	gen_case(g, "participant key from a secret, sender", "participant");
+	gi_str(g, "secret", "correct horse battery staple, kept 32+");
+	gi_hex(g, "sid", seed, 16);
+	gi_str(g, "role", "sender");
+	gen_end(g, NULL, NULL);
+	gen_case(g, "the same secret as owner: another key", "participant");
+	gi_str(g, "secret", "correct horse battery staple, kept 32+");
+	gi_hex(g, "sid", seed, 16);
+	gi_str(g, "role", "owner");
+	gen_end(g, NULL, NULL);
+	seed[15] ^= 1;
+	gen_case(g, "the same secret in another session: another key",
+	    "participant");
+	gi_str(g, "secret", "correct horse battery staple, kept 32+");
+	gi_hex(g, "sid", seed, 16);
+	gi_str(g, "role", "sender");
+	gen_end(g, NULL, NULL);
+	gen_case(g, "a secret of 31 characters is refused", "participant");
+	gi_str(g, "secret", "0123456789012345678901234567890");
+	gi_hex(g, "sid", seed, 16);
+	gi_str(g, "role", "sender");
+	gen_end(g, "bad_request", NULL);
 	gen_close(g);
 }
 

@@ -427,6 +427,7 @@ test_apply(void)
 	struct runner_tree		*t, *t2;
 	struct runner_tree_limits	 lim = { 1000, 1 << 20 };
 	uint8_t				 sid[ALX_SID_LEN], id1[32], id2[32];
+	uint8_t				 bob[ALX_FP_LEN], carol[ALX_FP_LEN];
 	uint8_t				 bogus[32];
 	char				 ws[TPATH], p[PATH_MAX], p2[PATH_MAX];
 	char				*j, *rep;
@@ -449,9 +450,11 @@ test_apply(void)
 	};
 
 	memset(sid, 3, sizeof(sid));
-	is_int(runner_tree_open(&t, work, state, sid, "sender", "bob"), ALX_OK,
+	memset(bob, 'b', sizeof(bob));		/* two participant keys' fps */
+	memset(carol, 'c', sizeof(carol));
+	is_int(runner_tree_open(&t, work, state, sid, bob), ALX_OK,
 	    "a workspace opens");
-	is_int(runner_tree_open(&t2, work, state, sid, "sender", "bob"),
+	is_int(runner_tree_open(&t2, work, state, sid, bob),
 	    ALX_ERR_RUNNER_BUSY, "a workspace in use is busy for a second job");
 	snprintf(ws, sizeof(ws), "%s", runner_tree_dir(t));
 	ok(strncmp(ws, work, strlen(work)) == 0, "the workspace is under the "
@@ -561,7 +564,7 @@ test_apply(void)
 	    "--fresh starts from an empty workspace");
 	runner_tree_close(t);
 
-	is_int(runner_tree_open(&t, work, state, sid, "sender", "bob"), ALX_OK,
+	is_int(runner_tree_open(&t, work, state, sid, bob), ALX_OK,
 	    "the same sender finds its workspace again");
 	rep = runner_tree_report(t);
 	alx_b64_encode(idtxt, id1, 32);
@@ -569,7 +572,7 @@ test_apply(void)
 	is_str(rep, want, "with its tree, from the state dir");
 	free(rep);
 	runner_tree_close(t);
-	is_int(runner_tree_open(&t2, work, state, sid, "sender", "carol"),
+	is_int(runner_tree_open(&t2, work, state, sid, carol),
 	    ALX_OK, "another sender");
 	ok(strcmp(runner_tree_dir(t2), ws) != 0, "gets another workspace");
 	ok(runner_tree_gc(work, state, 3600, 0) == 0, "nothing idle: kept");

@@ -327,6 +327,58 @@ build_keys(const struct alx_json *j, int in, struct outs *o)
 	return r;
 }
 
+/* A participant's key from a secret it keeps (section 2). */
+static int
+build_participant(const struct alx_json *j, int in, struct outs *o)
+{
+	struct alx_signkey	 sk;
+	struct alx_kxkey	 kx;
+	uint8_t			 sid[ALX_SID_LEN], salt[ALX_SID_LEN + 16];
+	uint8_t			 seed[ALX_SEED_LEN], fp[ALX_FP_LEN];
+	char			*secret = NULL, *role = NULL;
+	int			 r, ro;
+
+	if ((secret = in_text(j, in, "secret")) == NULL ||
+	    (role = in_text(j, in, "role")) == NULL ||
+	    (r = in_hex(j, in, "sid", sid, sizeof(sid))) != 0 ||
+	    alx_role_parse(role, &ro) != ALX_OK || strlen(role) > 16) {
+		free(secret);
+		free(role);
+		return VEC_BADINPUT;
+	}
+	r = alx_participant_keys(secret, strlen(secret), sid, ro, &sk, &kx);
+	if (r == ALX_OK) {
+		/* The formula of section 2, computed here. */
+		memcpy(salt, sid, ALX_SID_LEN);
+		memcpy(salt + ALX_SID_LEN, role, strlen(role));
+		alx_hkdf_sha256(seed, sizeof(seed), secret, strlen(secret),
+		    salt, ALX_SID_LEN + strlen(role), "airlox/v1/participant",
+		    21);
+		out_hex(o, "seed", seed, sizeof(seed));
+		out_hex(o, "sign_pk", sk.pk, ALX_SIGN_PK_LEN);
+		out_hex(o, "kx_pk", kx.pk, ALX_KX_PK_LEN);
+		alx_fingerprint(fp, sk.pk, ALX_SIGN_PK_LEN);
+		out_b64(o, "fp", fp, ALX_FP_LEN);
+		{
+			struct alx_signkey	sk2;
+			struct alx_kxkey	kx2;
+
+			if (alx_seed_keys(seed, &sk2, &kx2) != ALX_OK ||
+			    memcmp(sk2.pk, sk.pk, ALX_SIGN_PK_LEN) != 0 ||
+			    memcmp(kx2.pk, kx.pk, ALX_KX_PK_LEN) != 0)
+				r = VEC_MISMATCH;
+			alx_sign_wipe(&sk2);
+			alx_kx_wipe(&kx2);
+		}
+		alx_sign_wipe(&sk);
+		alx_kx_wipe(&kx);
+		alx_wipe(seed, sizeof(seed));
+	}
+	free(secret);
+	free(role);
+	return r;
+}
+
 static int
 build_fingerprint(const struct alx_json *j, int in, struct outs *o)
 {
@@ -1867,6 +1919,7 @@ struct vec_op {
 
 static const struct vec_op vec_ops[] = {
 	{ "seed-keys",	 "derive",	build_keys },
+	{ "seed-keys",	 "participant",	build_participant },
 	{ "fingerprint", "derive",	build_fingerprint },
 	{ "base64",	 "decode",	build_base64 },
 	{ "private",	 "decode",	build_private },
