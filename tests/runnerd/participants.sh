@@ -67,7 +67,8 @@ printf 'echo hello\n' >"$T/hello.sh"
 start_runner
 runner_up() { grep -q 'waiting for the owner\|waiting for jobs\|approved' "$T/runner.log"; }
 wait_for runner_up
-INV=$OWNER ax alice session approve box >/dev/null 2>&1
+# The sandbox's verify report is verify.sh's matter, not this test's.
+INV=$OWNER ax alice session approve --accept-weaker box >/dev/null 2>&1
 ok $? "the owner approves the runner"
 
 # 1. Cancel rights: only the job's author and the owner cancel it.
@@ -136,7 +137,7 @@ is $st 6 "reading that one item fails as unverifiable (exit 6)"
 # 3. A result counts only from a runner the job was given to.
 set -- $(craft rogue "$RUNNER" join -)
 is "$2" posted "rogue joins as a runner"
-INV=$OWNER ax alice session approve rogue >/dev/null 2>&1
+INV=$OWNER ax alice session approve --accept-weaker rogue >/dev/null 2>&1	# no report
 ok $? "the owner approves rogue too"
 kill -TERM "$RUNNER_PID"
 wait "$RUNNER_PID"

@@ -57,7 +57,8 @@ RUNNER_PID=$!
 EXTRA_PIDS="$EXTRA_PIDS $RUNNER_PID"
 wait_for joined box
 ok $? "the runner joined"
-INV=$OWNER ax alice session approve box >/dev/null
+# (approved whatever its verify report says: that is verify.sh's matter)
+INV=$OWNER ax alice session approve --accept-weaker box >/dev/null
 ok $? "the owner approves it"
 
 # Two keys, one name.
