@@ -53,7 +53,7 @@ static void
 ft_init(void)
 {
 	struct alx_tree_desc	d;
-	uint8_t			sid[ALX_SID_LEN];
+	uint8_t			sid[ALX_SID_LEN], sender[ALX_FP_LEN];
 	size_t			len;
 	const char		*tmp = getenv("TMPDIR");
 
@@ -69,8 +69,8 @@ ft_init(void)
 	CHECK(mkdir(work, 0711) == 0 && mkdir(state, 0700) == 0 &&
 	    mkdir(outside, 0700) == 0);
 	memset(sid, 7, sizeof sid);
-	CHECK(runner_tree_open(&tree, work, state, sid, "sender", "fuzz") ==
-	    ALX_OK);
+	memset(sender, 7, sizeof sender);	/* a participant key's fp */
+	CHECK(runner_tree_open(&tree, work, state, sid, sender) == ALX_OK);
 	snprintf(wsname, sizeof wsname, "%s", strrchr(runner_tree_dir(tree),
 	    '/') + 1);
 	CHECK((memfd = memfd_create("fuzz-tree", MFD_CLOEXEC)) != -1);

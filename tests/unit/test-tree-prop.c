@@ -378,8 +378,8 @@ main(void)
 		tap_skip_all("cannot make the folders");
 	memset(sid, 3, sizeof sid);
 	memset(zero, 0, sizeof zero);
-	if (runner_tree_open(&t, work, state, sid, "sender", "prop") !=
-	    ALX_OK)
+	/* The sender's key fingerprint: a fixed one will do. */
+	if (runner_tree_open(&t, work, state, sid, zero) != ALX_OK)
 		tap_skip_all("cannot open a workspace");
 	snprintf(ws, sizeof ws, "%s", runner_tree_dir(t));
 	snprintf(wsname, sizeof wsname, "%s", strrchr(ws, '/') + 1);
