@@ -112,7 +112,8 @@ smoke_test()
 }
 
 # Wait up to SECONDS for a command to succeed while process PID runs:
-# wait_for PID SECONDS COMMAND...
+# wait_for PID SECONDS COMMAND... (generous: a busy machine may be slow,
+# and a process that dies ends the wait at once)
 wait_for()
 {
 	local pid=$1 tries=$(($2 * 10))
@@ -137,12 +138,12 @@ start_relay()
 	    >"$work/relay.log" 2>&1 &
 	relay_pid=$!
 	pids+=("$relay_pid")
-	wait_for "$relay_pid" 10 test -s "$work/relay.port" ||
+	wait_for "$relay_pid" 60 test -s "$work/relay.port" ||
 	    die "the relay did not start; its log: $work/relay.log"
 	addr=$(head -n 1 "$work/relay.port")
 	relay_url=http://$addr
 	export AIRLOX_RELAY=$relay_url
-	wait_for "$relay_pid" 10 curl -fsS "$relay_url/v1/health" ||
+	wait_for "$relay_pid" 60 curl -fsS "$relay_url/v1/health" ||
 	    die "the relay does not answer on $relay_url/v1/health; its log: $work/relay.log"
 	say "relay at $relay_url"
 }
@@ -158,7 +159,7 @@ add_machine_and_join_runner()
 	    >"$work/machine-add.out" 2>&1 </dev/null &
 	add_pid=$!
 	pids+=("$add_pid")
-	wait_for "$add_pid" 15 grep -q 'runner join' "$work/machine-add.out" ||
+	wait_for "$add_pid" 120 grep -q 'runner join' "$work/machine-add.out" ||
 	    die "machine add printed no join command; its output: $work/machine-add.out"
 	# The printed command, run as printed: its words, with the build's programs on PATH.
 	join=$(grep -m 1 -o 'airlox runner join.*' "$work/machine-add.out")

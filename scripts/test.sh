@@ -21,11 +21,13 @@
 #	--no-distcheck   skip step 5
 #	--clean          remove the build directories first
 #
-# Environment: JOBS (make -j, default 2), FUZZ_SECONDS (default 30), FUZZ_JOBS (fuzz targets
+# Environment: JOBS (make -j of the builds, default 2), TEST_JOBS (tests run at once,
+# default twice JOBS: most of a test's time is spent waiting on its daemons, not on a CPU),
+# FUZZ_SECONDS (default 30), FUZZ_JOBS (fuzz targets
 # run at once, default: the CPU count), TEST_VERBOSE=1 (also print each passing test point).
 #
 # Each test file prints a "done:" line with its counts as it finishes (the
-# tests of a build run JOBS at a time); the logs of failing tests are
+# tests of a build run TEST_JOBS at a time); the logs of failing tests are
 # printed at the end of their pass. The last line adds up the automake test results of
 # every pass and the fuzz targets: "N passed, N failed, N skipped" (a step that fails before
 # its tests run counts as one failure). Exit status: 0 when nothing failed, 1 otherwise.
@@ -41,11 +43,12 @@ do_fuzz=yes
 do_distcheck=yes
 clean=no
 jobs=${JOBS:-2}
+test_jobs=${TEST_JOBS:-$((jobs * 2))}
 export FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 
 usage()
 {
-	sed -n '2,25s/^# \{0,1\}//p' "$0"
+	sed -n '2,/^$/s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -142,7 +145,7 @@ check_pass()
 	# One line per passing TAP test point is noise: show the rest unless
 	# TEST_VERBOSE=1, a line at a time (each test file's "done:" line is the
 	# progress).
-	make -C "$dir" -j"$jobs" --no-print-directory check 2>&1 |
+	make -C "$dir" -j"$test_jobs" --no-print-directory check 2>&1 |
 	    if [ "${TEST_VERBOSE:-0}" = 1 ]; then cat
 	    else grep --line-buffered -v '^PASS: '; fi
 	rc=${PIPESTATUS[0]}

@@ -20,7 +20,7 @@ start_relay() {	# start_relay ADDR ARGS...
 	"$RELAYD" --listen "$a" --port-file "$T/port" --data "$T/data" "$@" \
 	    >>"$T/relay.log" 2>&1 &
 	RELAY_PID=$!
-	wait_for 15 test -s "$T/port"
+	wait_for 120 test -s "$T/port"
 }
 unset AIRLOX_CERT AIRLOX_PORT_FILE
 mkdir -p "$T/data"
@@ -30,7 +30,7 @@ is $? 1 "no port file: unhealthy"
 
 start_relay 127.0.0.1:0 --plain-http
 ok $? "the relay starts on port 0 and writes its port file"
-wait_for 15 "$HC" -f "$T/port"
+wait_for 120 "$HC" -f "$T/port"
 ok $? "healthy while the relay serves (-f)"
 AIRLOX_PORT_FILE=$T/port "$HC"
 ok $? "healthy, the port file named by AIRLOX_PORT_FILE"
@@ -45,7 +45,7 @@ is $? 1 "the relay stopped: unhealthy"
 
 # A wildcard address in the port file is asked on loopback.
 start_relay 0.0.0.0:0 --plain-http
-wait_for 15 env AIRLOX_PORT_FILE="$T/port" "$HC"
+wait_for 120 env AIRLOX_PORT_FILE="$T/port" "$HC"
 ok $? "a relay on 0.0.0.0 is asked on 127.0.0.1"
 stop_relay
 
@@ -55,7 +55,7 @@ if command -v openssl >/dev/null 2>&1 &&
     >/dev/null 2>&1; then
 	start_relay 127.0.0.1:0 --cert "$T/cert.pem" --key "$T/key.pem"
 	ok $? "a TLS relay starts"
-	AIRLOX_CERT=$T/cert.pem wait_for 15 env AIRLOX_PORT_FILE="$T/port" "$HC"
+	AIRLOX_CERT=$T/cert.pem wait_for 120 env AIRLOX_PORT_FILE="$T/port" "$HC"
 	ok $? "healthy over TLS when AIRLOX_CERT is set"
 	AIRLOX_PORT_FILE=$T/port "$HC" -t 2 2>/dev/null
 	is $? 1 "plain HTTP to the TLS relay is not taken for health"

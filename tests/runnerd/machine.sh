@@ -70,7 +70,7 @@ like "$(json_get "$T/net.json" 'j["stdout"]')" 'curl=[1-9]' \
     "a job cannot reach a name the session does not allow"
 is "$(json_get "$T/net.json" 'j["env"].get("sandbox")')" local "(local sandbox)"
 i=0
-while [ $i -lt 50 ] && ! airlox machine denied net 2>/dev/null |
+while [ $i -lt 600 ] && ! airlox machine denied net 2>/dev/null |
     grep -q denied.test; do
 	i=$((i + 1)); sleep 0.2
 done

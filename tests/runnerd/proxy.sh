@@ -21,7 +21,7 @@ trap 'for p in $PIDS; do kill $p 2>/dev/null; done; cleanup' EXIT INT TERM
 # wait_line FILE PATTERN: until FILE holds a line matching PATTERN
 wait_line() {
 	i=0
-	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 200 ]; do
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 2400 ]; do
 		i=$((i + 1)); "$PY" -c 'import time; time.sleep(0.05)'
 	done
 	grep -q "$2" "$1"
@@ -263,7 +263,7 @@ lacks "$(cat "$T/b.out")" '"job":"job-a"' "a job's denials are not shown for ano
 exec 9>&-
 # Both fronts stop on EOF; their output holds any sanitizer report.
 i=0
-while [ $i -lt 100 ] && ! grep -q '^count' "$T/b.out"; do i=$((i+1)); sleep 0.1; done
+while [ $i -lt 1200 ] && ! grep -q '^count' "$T/b.out"; do i=$((i+1)); sleep 0.1; done
 "$PY" -c 'import time; time.sleep(0.5)'
 lacks "$(cat "$T/a.out" "$T/b.out")" "Sanitizer" "no sanitizer report from the runner side or the proxy"
 lacks "$(cat "$T/a.out" "$T/b.out")" "runtime error" "no undefined behaviour reported"

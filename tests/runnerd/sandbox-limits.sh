@@ -71,13 +71,13 @@ new_dirs
     "./probe daemon $MARK3; sleep 300" >/dev/null 2>&1 &
 RPID=$!
 i=0
-while ! pgrep -f "sleep $MARK3" >/dev/null && [ $i -lt 100 ]; do
+while ! pgrep -f "sleep $MARK3" >/dev/null && [ $i -lt 2400 ]; do
 	i=$((i+1)); "$PY" -c 'import time; time.sleep(0.05)'
 done
 pgrep -f "sleep $MARK3" >/dev/null; ok $? "a job with a daemon is running"
 kill -9 $RPID; wait $RPID 2>/dev/null
 i=0
-while pgrep -f "sleep $MARK3" >/dev/null && [ $i -lt 100 ]; do
+while pgrep -f "sleep $MARK3" >/dev/null && [ $i -lt 2400 ]; do
 	i=$((i+1)); "$PY" -c 'import time; time.sleep(0.05)'
 done
 pgrep -f "sleep $MARK3" >/dev/null; [ $? -ne 0 ]; ok $? "killing the runner kills the whole sandbox"

@@ -14,7 +14,7 @@ while True:
 LPID=$!
 trap 'kill $LPID 2>/dev/null; cleanup' EXIT INT TERM
 i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do i=$((i+1)); "$PY" -c 'import time; time.sleep(0.05)'; done
+while [ ! -s "$T/port" ] && [ $i -lt 2400 ]; do i=$((i+1)); "$PY" -c 'import time; time.sleep(0.05)'; done
 PORT=$(head -1 "$T/port")
 [ -n "$PORT" ] || { echo "Bail out! no host listener"; exit 99; }
 "$PROBE" connect 127.0.0.1 "$PORT" >/dev/null; ok $? "the host listener is reachable outside (test can fail)"

@@ -55,7 +55,7 @@ if command -v openssl >/dev/null &&
 	SPID=$!
 	trap 'kill $SPID 2>/dev/null; rm -rf "$SD"; cleanup' EXIT INT TERM
 	i=0
-	while ! grep -q '^ACCEPT' "$T/tls.out" && [ $i -lt 100 ]; do
+	while ! grep -q '^ACCEPT' "$T/tls.out" && [ $i -lt 2400 ]; do
 		i=$((i + 1)); sleep 0.1
 	done
 	SPORT=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' "$T/tls.out")
