@@ -40,8 +40,8 @@ const struct exit_code exit_codes[] = {
 	    "too_many_connections, insufficient_storage" },
 	{ EXIT_VERIFY, "verification_failed", "the relay served something "
 	    "that does not verify (bad_signature, bad_order, replayed, "
-	    "bad_hash, bad_ciphertext, wrong_session), or its TLS "
-	    "certificate does not" },
+	    "bad_hash, bad_ciphertext, bad_key_commitment, wrong_session, "
+	    "manifest_rollback), or its TLS certificate does not" },
 	{ EXIT_TIMEOUT, "timeout", "nothing arrived before --timeout, or a "
 	    "transfer code expired" },
 	{ EXIT_CODE, "code_failed", "a transfer code was wrong or "

@@ -51,6 +51,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_runner_serve_entry,
 	&cmd_runner_install_entry,
 	&cmd_runner_verify_entry,
+	&cmd_identity_entry,
 	&cmd_help_entry,
 	NULL
 };

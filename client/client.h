@@ -256,6 +256,13 @@ int	 cache_seen_load(const uint8_t sid[ALX_SID_LEN],
 int	 cache_seen_save(const uint8_t sid[ALX_SID_LEN],
 	    const struct alx_view_seen *);
 
+/* client-identity.c: the user's lasting owner key (airlox identity) */
+int	 identity_path(char *, size_t);
+/* 0, ALX_ERR_NOT_FOUND (none made yet), ALX_ERR_FORBIDDEN (not 0600). */
+int	 identity_load(struct alx_signkey *);
+/* Make and keep a new one; ALX_ERR_EXISTS when there is one already. */
+int	 identity_create(struct alx_signkey *);
+
 /* client-session.c */
 struct csession {
 	struct client_ctx	*ctx;
@@ -468,5 +475,6 @@ extern const struct cmd_entry	cmd_job_ls_entry;
 extern const struct cmd_entry	cmd_job_logs_entry;
 extern const struct cmd_entry	cmd_job_cancel_entry;
 extern const struct cmd_entry	cmd_help_entry;
+extern const struct cmd_entry	cmd_identity_entry;
 
 #endif /* CLIENT_H */

@@ -407,11 +407,12 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 {
 	struct http_conn	 hc;
 	struct http_resp	 resp;
+	struct alx_signkey	 id;
 	char			*cause = NULL, link[512];
 	char			 sid[ALX_FP_STRLEN + 1], tokhdr[600];
 	const char		*tok;
 	struct alx_json		*j = NULL;
-	int			 r;
+	int			 r, idr;
 
 	if ((r = http_open(&hc, ctx->relay, ctx, &cause)) != 0) {
 		r = out_fail(r, "--relay %s: %s", ctx->relay, cause ? cause :
@@ -437,8 +438,15 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 		}
 		hc.extra_header = tokhdr;
 	}
+	/* Signed by the lasting identity, when the user made one. */
+	if ((idr = identity_load(&id)) == 0)
+		hc.key = &id;
+	else if (idr == ALX_ERR_FORBIDDEN)
+		out_warn("the identity file may be read by others: it is not "
+		    "used (see airlox identity)");
 	r = http_request(&hc, "POST", "/v1/sessions", m->obj.raw,
-	    m->obj.raw_len, NULL, 0, 4096, &resp);
+	    m->obj.raw_len, NULL, idr == 0, 4096, &resp);
+	alx_sign_wipe(&id);
 	/* The relay may set a lifetime of its own (when asked for none). */
 	*relay_expires = -1;
 	*max_lifetime = -1;
@@ -454,6 +462,13 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 	alx_json_free(j);
 	if (r != 0 && *max_lifetime >= 0)
 		;	/* the caller asks for the maximum */
+	else if (r == ALX_ERR_FORBIDDEN && resp.message != NULL &&
+	    strstr(resp.message, "owner") != NULL)
+		r = out_fail(r, "the relay creates sessions for the owners it "
+		    "knows only, and %s: give the key airlox identity shows "
+		    "to the relay's operator", idr == 0 ? "this user's "
+		    "identity is not one of them" : "this user has no "
+		    "identity yet (airlox identity makes one)");
 	else if (r == ALX_ERR_FORBIDDEN && tok == NULL)
 		r = out_fail(r, "the relay refused the session: %s; give it "
 		    "with --creation-token TOKEN or AIRLOX_CREATION_TOKEN",

@@ -151,17 +151,36 @@ relay_write_allowed(void)
 	return relay_disk_ok() ? 0 : ALX_ERR_NO_SPACE;
 }
 
+/*
+ * --owner-keys: may this session be created? Its manifest's owner key is
+ * listed, or the request is signed (protocol.md section 9) by a listed
+ * key: the lasting identity of its owner (airlox identity), since a
+ * session's own owner key is new with every session. 0, or the error.
+ */
 static int
-relay_owner_allowed(const uint8_t pk[ALX_SIGN_PK_LEN])
+relay_owner_allowed(struct relay_req *r, const uint8_t pk[ALX_SIGN_PK_LEN])
 {
-	size_t	i;
+	struct alx_reqauth	 ra;
+	const char		*hdr;
+	uint8_t			 fp[ALX_FP_LEN];
+	size_t			 i;
+	int			 rc;
 
 	if (relay_owner_keys == NULL)
-		return 1;
+		return 0;
 	for (i = 0; i < relay_nowner_keys; i++)
 		if (alx_ct_eq(relay_owner_keys[i], pk, ALX_SIGN_PK_LEN))
-			return 1;
-	return 0;
+			return 0;
+	if ((hdr = relay_http_header(r, "Authorization")) == NULL)
+		return ALX_ERR_FORBIDDEN;
+	if ((rc = alx_req_parse(&ra, hdr)) != 0)
+		return rc;
+	for (i = 0; i < relay_nowner_keys; i++) {
+		alx_fingerprint(fp, relay_owner_keys[i], ALX_SIGN_PK_LEN);
+		if (alx_ct_eq(fp, ra.fp, ALX_FP_LEN))
+			return relay_auth(r, NULL, relay_owner_keys[i], NULL);
+	}
+	return ALX_ERR_FORBIDDEN;
 }
 
 /* --creation-token: compared in constant time. */
@@ -260,10 +279,11 @@ relay_session_create(struct relay_req *r)
 		relay_http_fail(r, ALX_ERR_EXISTS, NULL);
 		return;
 	}
-	if (!relay_owner_allowed(s->man.owner_pk)) {
+	if ((rc = relay_owner_allowed(r, s->man.owner_pk)) != 0) {
 		relay_session_free(s);
-		relay_http_fail(r, ALX_ERR_FORBIDDEN,
-		    "this owner key may not create sessions here");
+		relay_http_fail(r, rc, rc == ALX_ERR_FORBIDDEN ? "this relay "
+		    "creates sessions for the owners it lists only; sign with "
+		    "a listed owner key" : NULL);
 		return;
 	}
 	expires = (uint64_t)(s->man.expires > 0 ? s->man.expires : 0);

@@ -127,7 +127,8 @@ static const struct relay_opt relay_opts[] = {
 	  "require this bearer token to create sessions",
 	  opt_str, OFF(creation_token), 0, 0 },
 	{ "owner-keys", "AIRLOX_OWNER_KEYS", NULL, "FILE",
-	  "only owner keys listed in FILE (one per line) may create sessions",
+	  "only owners whose keys FILE lists (one per line; a user's is "
+	  "shown by airlox identity) may create sessions",
 	  opt_str, OFF(owner_keys), 0, 0 },
 	/* Connections and requests. */
 	{ "max-connections", "AIRLOX_MAX_CONNECTIONS", "4096", "N",
