@@ -137,9 +137,14 @@ relay_host_cert(struct relay_req *r, const char *host)
 	char			 ip[INET6_ADDRSTRLEN + 2];
 	size_t			 len = strlen(host);
 
-	if (!relay_tls_enabled() || (bev = relay_host_bev(r)) == NULL ||
-	    (ssl = bufferevent_openssl_get_ssl(bev)) == NULL ||
-	    (x = SSL_get_certificate(ssl)) == NULL)
+	if (!relay_tls_enabled())
+		return 0;
+	/* evhttp's bufferevent may be a filter over the TLS one. */
+	ssl = NULL;
+	for (bev = relay_host_bev(r); bev != NULL && ssl == NULL;
+	    bev = bufferevent_get_underlying(bev))
+		ssl = bufferevent_openssl_get_ssl(bev);
+	if (ssl == NULL || (x = SSL_get_certificate(ssl)) == NULL)
 		return 0;
 	if (host[0] == '[') {
 		if (len < 3 || len - 2 >= sizeof(ip))
