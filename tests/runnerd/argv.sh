@@ -61,8 +61,11 @@ for box in $BOXES; do
 	    --sandbox "$box" $extra --state-dir "$T/state-$box" \
 	    --work-root "$T/work-$box" >>"$T/runner-$box.log" 2>&1 &
 	EXTRA_PIDS="$EXTRA_PIDS $!"
+	# The process sandbox proves no boundary: its verify report FAILs.
+	weaker=
+	[ $box = process ] && weaker=--accept-weaker
 	wait_for joined "$box" && INV=$OWNER ax alice session approve "$box" \
-	    >/dev/null
+	    $weaker >/dev/null
 	ok $? "$box: a runner joined and was approved"
 done
 
