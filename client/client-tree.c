@@ -32,13 +32,21 @@
 #define CTREE_MAX_FILES		200000
 #define CTREE_STATE_MAGIC	"airlox-ctree 1"
 
-/* Files named like credentials, refused unless --tree-allow names them. */
+/*
+ * Files named like credentials, refused unless --tree-allow names them: keys
+ * and certificates, token files of package managers, git, GitHub's gh and
+ * the cloud CLIs, shell and REPL histories, and everything under .ssh,
+ * .gnupg and the cloud CLIs' folders ("name/": a folder of that name).
+ */
 static const char *const ctree_secret[] = {
 	".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*",
 	"id_ecdsa*", "id_dsa*", ".netrc", ".npmrc", ".pypirc",
 	"credentials.json", "*.p12", "*.pfx", ".git-credentials",
-	".aws/credentials", ".docker/config.json", ".kube/config",
-	".htpasswd", "*.keystore", "*.jks", NULL
+	"git/credentials", "**/git/credentials", "gh/hosts.yml",
+	"**/gh/hosts.yml", ".docker/config.json", ".htpasswd", "*.keystore",
+	"*.jks", ".pgpass", "*_history", ".history", ".zhistory",
+	".ssh/", ".gnupg/", ".aws/", ".azure/", "gcloud/", ".kube/", ".oci/",
+	"credentials.tfrc.json", NULL
 };
 
 struct ctree_file {
@@ -926,6 +934,46 @@ ctree_check(const struct ctree_opts *o, struct ctree_list *l, char **cause)
 	return r;
 }
 
+/*
+ * Where a tree may come from: inside one git repository that is not the
+ * home folder. A folder outside any repository (the home folder, one that
+ * holds several repositories) is refused unless --tree-folder says to send
+ * it as it is.
+ */
+static int
+ctree_where(const struct ctree_opts *o, const char *dir, const char *top,
+    char **cause)
+{
+	const char	*h = getenv("HOME");
+	char		*home = NULL, *here = NULL;
+	int		 r = 0;
+
+	if (o->any_folder)
+		return 0;
+	if (h != NULL && h[0] == '/')
+		home = realpath(h, NULL);
+	if (top != NULL && home != NULL && strcmp(top, home) == 0) {
+		if (asprintf(cause, "the repository here is your home folder "
+		    "(%s): --tree would send your home; run it from a "
+		    "project's repository, or give --tree-folder to send it "
+		    "anyway", home) == -1)
+			*cause = NULL;
+		r = ALX_ERR_NOT_ALLOWED;
+	} else if (top == NULL) {
+		here = realpath(dir, NULL);
+		if (asprintf(cause, "%s%s is not inside a git repository: --tree "
+		    "sends one repository's files; run it from inside one, or "
+		    "give --tree-folder to send this folder as it is",
+		    here != NULL ? here : dir, home != NULL && here != NULL &&
+		    strcmp(here, home) == 0 ? " (your home folder)" : "") == -1)
+			*cause = NULL;
+		r = ALX_ERR_NOT_ALLOWED;
+	}
+	free(here);
+	free(home);
+	return r;
+}
+
 int
 ctree_build(struct ctree *t, const struct ctree_opts *o, char **cause)
 {
@@ -942,7 +990,12 @@ ctree_build(struct ctree *t, const struct ctree_opts *o, char **cause)
 	memset(&prev, 0, sizeof(prev));
 	t->fd = -1;
 	*cause = NULL;
-	if ((top = ctree_git_top(dir)) != NULL) {
+	top = ctree_git_top(dir);
+	if ((r = ctree_where(o, dir, top, cause)) != 0) {
+		free(top);
+		return r;
+	}
+	if (top != NULL) {
 		t->git = 1;
 		r = ctree_collect_git(top, &l);
 	} else {

@@ -18,6 +18,8 @@ struct ctree_opts {
 	const char	*const *allow;		/* --tree-allow patterns */
 	size_t		 nallow;
 	int		 fresh;		/* --fresh: send the full tree */
+	int		 any_folder;	/* --tree-folder: outside a repository,
+					 * or the home folder, too */
 	const char	*sid;		/* the session (base64url): cache key */
 	const char	*target;	/* the runner or pool/LABEL */
 	const char	*dir;		/* where to start; NULL: "." */

@@ -36,6 +36,9 @@ static const struct cmd_opt cmd_run_opts[] = {
 	    "out of the tree (default: none)" },
 	{ "tree-allow", "PATTERN", OPT_MULTI, "send credential-like files "
 	    "matching PATTERN (default: none)" },
+	{ "tree-folder", NULL, 0, "with --tree, send the current folder as it "
+	    "is, though it is not inside one git repository or is the home "
+	    "folder (default: refused)" },
 	{ "fresh", NULL, 0, "start from an empty workspace; with --tree, send "
 	    "the full tree (default: off)" },
 	{ "no-wait", NULL, 0, "print the job id and exit; pick the result up "
@@ -234,6 +237,7 @@ run_tree(struct client_ctx *ctx, struct csession *cs,
 	rt->o.sid = rt->sid;
 	rt->o.target = rt->target;
 	rt->o.fresh = jm->fresh;
+	rt->o.any_folder = args_has(&ctx->args, "tree-folder");
 	for (i = 0; i < 64 && (v = args_nth(&ctx->args, "tree-exclude", i));
 	    i++)
 		rt->pat[0][rt->o.nexclude++] = v;

@@ -5,7 +5,7 @@
  * description; with --confirm ENV, then keep the state as a result whose
  * env is ENV would.
  *
- *	tree-tool [--exclude P]... [--allow P]... [--fresh]
+ *	tree-tool [--exclude P]... [--allow P]... [--fresh] [--folder]
  *	    [--sid S --target T [--confirm ENV]] OUT
  */
 #include "config.h"
@@ -39,6 +39,8 @@ main(int argc, char **argv)
 			al[o.nallow++] = argv[++i];
 		else if (strcmp(argv[i], "--fresh") == 0)
 			o.fresh = 1;
+		else if (strcmp(argv[i], "--folder") == 0)
+			o.any_folder = 1;
 		else if (strcmp(argv[i], "--sid") == 0)
 			o.sid = argv[++i];
 		else if (strcmp(argv[i], "--target") == 0)

@@ -3,7 +3,9 @@
 # (tests/client/tree-tool): in a git checkout, exactly the committed,
 # modified and untracked files, not the ignored or deleted ones; LFS files
 # as their pointers; --tree-exclude and .airloxignore; credential-like
-# files refused with the flag that allows them; outside git, the current
+# files refused with the flag that allows them (token files of a home folder
+# too); outside one git repository (a plain folder, one holding two, the
+# home folder) refused unless --tree-folder, then the current
 # directory; a delta against the confirmed tree holds only what changed.
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need git tar python3
@@ -75,6 +77,24 @@ ok $? "--tree-allow lets them go"
 like "$(listing "$T/c.tar")" '(^| )\.env( |$)' ".env is in the tree"
 rm "$R/.env" "$R/src/server.pem"
 
+# Token files of a home folder, wherever they sit: gh, git, histories,
+# .ssh, .gnupg, the cloud CLIs.
+mkdir -p "$R/h/.config/gh" "$R/h/.config/git" "$R/h/.ssh" "$R/h/.gnupg" \
+    "$R/h/.aws" "$R/h/.config/gcloud" "$R/h/.azure" "$R/h/.kube"
+for f in .config/gh/hosts.yml .config/git/credentials .bash_history \
+    .zsh_history .python_history .ssh/config .gnupg/pubring.kbx .aws/config \
+    .config/gcloud/credentials.db .azure/msal_token_cache.json .kube/config; do
+	printf 'token\n' >"$R/h/$f"
+done
+"$TOOL" "$T/t.tar" >"$T/t.out" 2>"$T/t.err"
+is $? 3 "common token files are refused"
+for f in .config/gh/hosts.yml .config/git/credentials .bash_history \
+    .zsh_history .python_history .ssh/config .gnupg/pubring.kbx .aws/config \
+    .config/gcloud/credentials.db .azure/msal_token_cache.json .kube/config; do
+	has "$(cat "$T/t.err")" "h/$f" "refused: $f"
+done
+rm -rf "$R/h"
+
 # A delta against the confirmed tree.
 cd "$R" || exit 1
 "$TOOL" --sid S1 --target box "$T/d1.tar" >"$T/d1.out" 2>&1
@@ -99,13 +119,40 @@ like "$(tail -1 "$T/d3.out")" 'delta=0' "--fresh sends the full tree"
 [ ! -e "$XDG_CACHE_HOME/airlox/trees/S1/box" ]
 ok $? "a result without the tree id forgets the state"
 
-# Outside git: the directory with .airloxignore.
+# Outside git: refused unless --tree-folder; with it, the directory with
+# .airloxignore.
 P=$T/plain
 mkdir -p "$P/lib" && cd "$P" || exit 1
 printf 'x\n' >lib/m.py && printf 'y\n' >main.py && printf 'z\n' >notes.tmp
 printf '*.tmp\n' >.airloxignore
 "$TOOL" "$T/e.tar" >"$T/e.out" 2>&1
-ok $? "a tree outside git"
+is $? 3 "a folder outside any git repository is refused"
+like "$(cat "$T/e.out")" 'is not inside a git repository: .*give --tree-folder' \
+    "naming the option that sends it anyway"
+"$TOOL" --folder "$T/e.tar" >"$T/e.out" 2>&1
+ok $? "a tree outside git, with --tree-folder"
 is "$(listing "$T/e.tar")" ".airloxignore lib/m.py main.py" "the directory's files minus .airloxignore"
 like "$(tail -1 "$T/e.out")" 'git=0' "not by git's rules"
+
+# A folder holding two repositories: not inside one; refused.
+mkdir -p "$T/two/a" "$T/two/b"
+(cd "$T/two/a" && git init -q . && echo a >a.txt)
+(cd "$T/two/b" && git init -q . && echo b >b.txt)
+cd "$T/two" || exit 1
+"$TOOL" "$T/two.tar" >"$T/two.out" 2>&1
+is $? 3 "a folder holding two repositories is refused"
+# The home folder: outside a repository, and as a repository (dotfiles).
+mkdir -p "$T/home/proj" && cd "$T/home" || exit 1
+printf 'token\n' >"$T/home/notes.txt"
+HOME=$T/home "$TOOL" "$T/home.tar" >"$T/home.out" 2>&1
+is $? 3 "the home folder is refused"
+like "$(cat "$T/home.out")" '\(your home folder\)' "and called so"
+git init -q . && git config commit.gpgsign false
+HOME=$T/home "$TOOL" "$T/home.tar" >"$T/home.out" 2>&1
+is $? 3 "a home folder that is a git repository is refused too"
+like "$(cat "$T/home.out")" 'the repository here is your home folder' "saying so"
+cd "$T/home/proj" && git init -q . && printf 'x\n' >x.c
+HOME=$T/home "$TOOL" "$T/proj.tar" >"$T/proj.out" 2>&1
+ok $? "a repository inside the home folder is sent"
+is "$(listing "$T/proj.tar")" "x.c" "with its own files only"
 done_testing
