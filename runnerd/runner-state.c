@@ -2,6 +2,13 @@
  * runner-state.c: the runner's state dir (key, invite, audit log, pending
  * results), kept outside every workspace, and the guard that keeps a work
  * root away from homes, the root and the state dir.
+ *
+ * A state dir belongs to one session (the one its invite names) and is
+ * used by one runner process at a time (its lock). The default is one per
+ * runner name, so machines on one host never share one:
+ *	root	/var/lib/airlox-runner/NAME
+ *	user	$XDG_STATE_HOME/airlox-runner/NAME (~/.local/state/...)
+ * The lock and what goes with an ended session: runner-statedir.c.
  */
 #include "config.h"
 
@@ -19,24 +26,33 @@
 #include "runnerd.h"
 
 int
-runner_state_default(char *out, size_t len)
+runner_state_default(char *out, size_t len, const char *name)
 {
 	const char	*x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 	struct passwd	*pw;
+	char		 base[PATH_MAX];
 
 	if (geteuid() == 0)
-		return (size_t)snprintf(out, len, "/var/lib/airlox-runner") <
-		    len ? ALX_OK : ALX_ERR_TOO_LARGE;
-	if (x != NULL && x[0] == '/')
-		return (size_t)snprintf(out, len, "%s/airlox", x) < len ?
-		    ALX_OK : ALX_ERR_TOO_LARGE;
-	if (home == NULL || home[0] != '/') {
-		if ((pw = getpwuid(geteuid())) == NULL)
-			return ALX_ERR_IO;
-		home = pw->pw_dir;
+		snprintf(base, sizeof(base), "/var/lib/airlox-runner");
+	else if (x != NULL && x[0] == '/') {
+		if ((size_t)snprintf(base, sizeof(base), "%s/airlox-runner",
+		    x) >= sizeof(base))
+			return ALX_ERR_TOO_LARGE;
+	} else {
+		if (home == NULL || home[0] != '/') {
+			if ((pw = getpwuid(geteuid())) == NULL)
+				return ALX_ERR_IO;
+			home = pw->pw_dir;
+		}
+		if ((size_t)snprintf(base, sizeof(base),
+		    "%s/.local/state/airlox-runner", home) >= sizeof(base))
+			return ALX_ERR_TOO_LARGE;
 	}
-	return (size_t)snprintf(out, len, "%s/.local/state/airlox", home) <
-	    len ? ALX_OK : ALX_ERR_TOO_LARGE;
+	if (name == NULL)
+		return (size_t)snprintf(out, len, "%s", base) < len ? ALX_OK :
+		    ALX_ERR_TOO_LARGE;
+	return (size_t)snprintf(out, len, "%s/%s", base, name) < len ?
+	    ALX_OK : ALX_ERR_TOO_LARGE;
 }
 
 /* mkdir -p with mode 0700 for the last component. */

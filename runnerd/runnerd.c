@@ -104,6 +104,95 @@ runner_write_secret(const char *path, const char *text)
 	return close(fd) == 0 ? ALX_OK : ALX_ERR_IO;
 }
 
+/* The session's state is gone with it: one line says what was dropped. */
+static void
+runner_state_ended(struct runner *rn, const char *sidtxt)
+{
+	char	path[PATH_MAX];
+	int	nkept = 0;
+
+	if (runner_state_drop(rn->statedir, &nkept) != ALX_OK)
+		log_warnx("state dir %s: cannot remove the state of session %s",
+		    rn->statedir, sidtxt);
+	else
+		log_info("state dir %s: the state of session %s removed, its "
+		    "%d kept result(s) dropped", rn->statedir, sidtxt, nkept);
+	/* Started again without an invite, the runner says so and stops. */
+	runner_pathf(path, sizeof(path), "%s/ended", rn->statedir);
+	(void)runner_write_secret(path, sidtxt);
+}
+
+/*
+ * Is the session of invite over? 1: the relay says gone (404, 410); 0: it
+ * is there; -1: no answer (*why says why).
+ */
+static int
+runner_session_gone(struct runner *rn, const struct alx_invite *inv,
+    char *why, size_t wlen)
+{
+	struct http_conn	 hc;
+	struct http_resp	 resp;
+	char			 base[600], path[128], sid[ALX_FP_STRLEN + 1];
+	char			*cause = NULL;
+	int			 r;
+
+	snprintf(why, wlen, "no answer");
+	if (alx_invite_base_url(inv, base, sizeof(base)) != 0 ||
+	    http_open(&hc, base, &rn->ctx, &cause) != 0) {
+		snprintf(why, wlen, "%s", cause != NULL ? cause : "bad relay");
+		free(cause);
+		return -1;
+	}
+	alx_b64_encode(sid, inv->sid, ALX_SID_LEN);
+	snprintf(path, sizeof(path), "/v1/sessions/%s/manifest", sid);
+	r = http_request(&hc, "GET", path, NULL, 0, NULL, 0, 1 << 20, &resp);
+	if (r != 0)
+		snprintf(why, wlen, "%s", alx_errname(r));
+	http_resp_free(&resp);
+	http_close(&hc);
+	if (r == ALX_ERR_NOT_FOUND || r == ALX_ERR_SESSION_EXPIRED)
+		return 1;
+	return r == 0 ? 0 : -1;
+}
+
+/*
+ * A state dir belongs to one session: a new invite of another session
+ * takes it only when that session is over (its state is then dropped);
+ * while it lives, this runner is refused, naming the option.
+ */
+static void
+runner_state_claim(struct runner *rn, const char *path, const char *inv)
+{
+	struct alx_invite	 old, now;
+	char			*kept, why[300], osid[ALX_FP_STRLEN + 1];
+	int			 gone;
+
+	if ((kept = runner_read_small(path, 1024)) == NULL)
+		return;
+	if (alx_invite_parse(&old, kept) != 0 ||
+	    alx_invite_parse(&now, inv) != 0 ||
+	    memcmp(old.sid, now.sid, ALX_SID_LEN) == 0) {
+		alx_wipe_str(kept);
+		alx_invite_wipe(&old);
+		alx_invite_wipe(&now);
+		return;
+	}
+	alx_wipe_str(kept);
+	alx_b64_encode(osid, old.sid, ALX_SID_LEN);
+	gone = runner_session_gone(rn, &old, why, sizeof(why));
+	alx_invite_wipe(&old);
+	alx_invite_wipe(&now);
+	if (gone == 1) {
+		runner_state_ended(rn, osid);
+		return;
+	}
+	fatalx("state dir %s belongs to session %s, %s%s%s: a state dir serves "
+	    "one session; give this runner its own --state-dir (or another "
+	    "--name, whose default state dir is its own)", rn->statedir, osid,
+	    gone == 0 ? "which is still live" : "and whether it ended cannot "
+	    "be told now (", gone == 0 ? "" : why, gone == 0 ? "" : ")");
+}
+
 /* The invite: given now, or kept in the state dir from before. */
 static char *
 runner_invite(struct runner_cfg *cfg, struct runner *rn)
@@ -126,12 +215,22 @@ runner_invite(struct runner_cfg *cfg, struct runner *rn)
 			    "session code is no longer running there)" : "");
 	}
 	if (inv != NULL) {
+		runner_state_claim(rn, path, inv);
 		if (runner_write_secret(path, inv) != ALX_OK)
 			fatalx("cannot keep the invite in %s", path);
 		return inv;
 	}
-	if ((inv = runner_read_small(path, 1024)) == NULL)
+	if ((inv = runner_read_small(path, 1024)) == NULL) {
+		runner_pathf(path, sizeof(path), "%s/ended", rn->statedir);
+		if ((inv = runner_read_small(path, 128)) != NULL) {
+			log_warnx("runner: session %s of this state dir ended: "
+			    "nothing to run; stopping (join another with "
+			    "--code or an invite)", inv);
+			free(inv);
+			exit(0);
+		}
 		fatalx("no invite: give --invite-file, --code or AIRLOX_INVITE");
+	}
 	return inv;
 }
 
@@ -242,14 +341,22 @@ runner_setup_dirs(struct runner *rn, const struct runner_cfg *cfg)
 {
 	char	*cause = NULL, sub[PATH_MAX];
 
+	static int	lockfd = -1;	/* held while the runner runs */
+
+	if (cfg->name != NULL && !alx_name_valid(cfg->name))
+		fatalx("--name NAME is required ([a-z0-9][a-z0-9._-]*)");
+	/* One state dir per machine (runner name) unless one is given. */
 	if (cfg->state_dir != NULL)
 		runner_pathf(rn->statedir, sizeof(rn->statedir), "%s",
 		    cfg->state_dir);
-	else if (runner_state_default(rn->statedir, sizeof(rn->statedir)) !=
-	    ALX_OK)
+	else if (runner_state_default(rn->statedir, sizeof(rn->statedir),
+	    cfg->verify ? NULL : cfg->name) != ALX_OK)
 		fatalx("cannot find a state dir: give --state-dir");
 	if (runner_state_open(rn->statedir, &cause) != ALX_OK)
 		fatalx("%s", cause ? cause : "state dir refused");
+	if (!cfg->verify && runner_state_lock(rn->statedir, &lockfd, &cause) !=
+	    ALX_OK)
+		fatalx("%s", cause ? cause : "the state dir is in use");
 	runner_pathf(sub, sizeof(sub), "%s/running", rn->statedir);
 	mkdir(sub, 0700);
 	runner_pathf(sub, sizeof(sub), "%s/pending", rn->statedir);
@@ -406,6 +513,7 @@ main(int argc, char **argv)
 	struct runner_cfg	 cfg;
 	struct runner		 rn;
 	char			*cause = NULL, *invite;
+	char			 sidtxt[ALX_FP_STRLEN + 1];
 	size_t			 i;
 	int			 r, verify = 0;
 
@@ -480,6 +588,15 @@ main(int argc, char **argv)
 		log_warnx("runner: the invite's session ended (it expired, was "
 		    "closed by its owner, or the relay no longer has it): "
 		    "nothing to run; stopping");
+		{
+			struct alx_invite	ti;
+
+			snprintf(sidtxt, sizeof(sidtxt), "?");
+			if (alx_invite_parse(&ti, invite) == 0)
+				alx_b64_encode(sidtxt, ti.sid, ALX_SID_LEN);
+			alx_invite_wipe(&ti);
+			runner_state_ended(&rn, sidtxt);
+		}
 		runner_egress_stop(rn.egress);
 		alx_wipe_str(invite);
 		runner_cfg_free(&cfg);
@@ -510,8 +627,11 @@ main(int argc, char **argv)
 	runner_notify("READY=1\nSTATUS=waiting for jobs");
 	runner_run(&rn);
 	runner_notify("STOPPING=1");
+	snprintf(sidtxt, sizeof(sidtxt), "%s", rn.cs.sidstr);
 
 	csess_close(&rn.cs);
+	if (rn.ended)
+		runner_state_ended(&rn, sidtxt);
 	runner_egress_stop(rn.egress);
 	runner_audit_close(&rn.audit);
 	runner_seen_free(rn.seen);

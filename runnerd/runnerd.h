@@ -116,7 +116,13 @@ int	runner_state_open(const char *dir, char **cause);
 /* Refuse a work root of /, a home, a parent of either, or in statedir. */
 int	runner_work_root_check(const char *root, const char *statedir,
 	    char **cause);
-int	runner_state_default(char *out, size_t len);
+/* The default state dir of runner name (NULL: the base, for verify). */
+int	runner_state_default(char *out, size_t len, const char *name);
+/* runner-statedir.c */
+/* One runner per state dir: the lock; the first's pid in the refusal. */
+int	runner_state_lock(const char *dir, int *fd, char **cause);
+/* A session is over: remove its state (all but the lock and cache/). */
+int	runner_state_drop(const char *dir, int *nkept);
 /* snprintf for paths: ALX_ERR_TOO_LARGE (and "") when it does not fit. */
 int	runner_pathf(char *, size_t, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
