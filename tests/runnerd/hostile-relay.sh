@@ -3,8 +3,9 @@
 # The relay is the test build (tests/relayd/airlox-relayd-test), told to
 # skip its role check (POST /v1/test/lax?roles=on): it stores a job an
 # observer signed, though an observer may not post jobs. The runner's own
-# verified view of the session must refuse that item (wrong_role): the job
-# never runs, nothing is signed for it, and the runner stays up.
+# verified view of the session must refuse that item: it passes over it,
+# naming its author and the rule (wrong_role), and reads on; the job never
+# runs, nothing is signed for it, and the runner stays up.
 . "${top_srcdir:-.}/tests/client/lib.sh"
 RELAYD=$top_builddir/tests/relayd/airlox-relayd-test
 case $RELAYD in /*) ;; *) RELAYD=$(pwd)/$RELAYD ;; esac
