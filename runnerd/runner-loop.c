@@ -148,7 +148,14 @@ runner_post_result(struct runner *rn, const uint8_t job[ALX_ID_LEN],
 	/* The relay keeps one result per job: a second is "exists". */
 	if (r == ALX_OK || r == ALX_ERR_EXISTS)
 		unlink(path);
-	else
+	else if (r == ALX_ERR_NOT_ALLOWED || r == ALX_ERR_NOT_FOUND ||
+	    r == ALX_ERR_FORBIDDEN || r == ALX_ERR_WRONG_ROLE) {
+		/* Refused for good (no such job here, not ours to answer). */
+		log_warnx("result: job %s refused by the relay (%s%s%s); "
+		    "dropped", idtxt, alx_errname(r), cause ? ": " : "",
+		    cause ? cause : "");
+		unlink(path);
+	} else
 		log_warnx("result: job %s not posted yet (%s%s%s); kept for a "
 		    "retry", idtxt, alx_errname(r), cause ? ": " : "",
 		    cause ? cause : "");
