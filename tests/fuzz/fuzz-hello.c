@@ -71,9 +71,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		CHECK(why == NULL && size < EGRESS_PEEK_MAX);
 
-	/* Read in pieces (every cut of a short input, 128 of a long one):
+	/* Read in pieces (every cut of a short input, 32 of a long one):
 	 * "more" until a verdict, then that verdict, the final one. */
-	step = size <= 256 ? 1 : size / 128;
+	step = size <= 256 ? 1 : size / 32;
 	for (i = 1, seen = 0; i < size; i += step) {
 		r2 = egress_hello_check(data, i, host, &h, &why2);
 		if (r2 == EGRESS_HELLO_MORE) {
