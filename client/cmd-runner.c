@@ -34,7 +34,7 @@ static const struct cmd_opt cmd_runner_join_opts[] = {
 	{ "work-root", "DIR", 0, "where job folders live (default: next to "
 	    "the state dir)" },
 	{ "state-dir", "DIR", 0, "the runner's state dir (default: "
-	    "$XDG_STATE_HOME/airlox)" },
+	    "$XDG_STATE_HOME/airlox-runner/NAME)" },
 	{ "network", NULL, 0, "allow sessions whose jobs use the network" },
 	{ "allow-weaker-sandbox", NULL, 0, "run even when a limit cannot be "
 	    "enforced here" },

@@ -62,8 +62,9 @@ static const struct runner_opt runner_opts[] = {
 	{ "work-root", "WORK_ROOT", "AIRLOX_WORK_ROOT", "DIR",
 	  "where job folders live (default STATE_DIR/work)" },
 	{ "state-dir", "STATE_DIR", "AIRLOX_STATE_DIR", "DIR",
-	  "key, invite, audit log, pending results (default "
-	  "$XDG_STATE_HOME/airlox, or /var/lib/airlox-runner as root)" },
+	  "key, invite, audit log, pending results of one session (default "
+	  "$XDG_STATE_HOME/airlox-runner/NAME, or /var/lib/airlox-runner/NAME "
+	  "as root)" },
 	{ "config", NULL, NULL, "FILE",
 	  "read settings from FILE (default " RUNNER_CONF_DEFAULT " if it "
 	  "exists)" },

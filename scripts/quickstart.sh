@@ -207,7 +207,7 @@ real_flow()
 	# The client and the runner keep their state under the temporary home.
 	export HOME=$work/home XDG_CACHE_HOME=$work/home/.cache XDG_CONFIG_HOME=$work/home/.config
 	# The runner's key, invite and job folders stay in the temporary
-	# directory too (as root its default would be /var/lib/airlox-runner).
+	# directory too (as root its default would be /var/lib/airlox-runner/NAME).
 	export AIRLOX_STATE_DIR=$work/runner-state AIRLOX_WORK_ROOT=$work/runner-work
 	mkdir -p "$HOME" "$AIRLOX_WORK_ROOT"
 	export PATH=${client%/*}:${runnerd%/*}:${relayd%/*}:$PATH
