@@ -70,9 +70,9 @@ cache_mkdirs(const char *path)
 }
 
 int
-cache_dir(char *out, size_t len)
+cache_xdg_dir(char *out, size_t len, const char *var, const char *sub)
 {
-	const char	*x = getenv("XDG_CACHE_HOME");
+	const char	*x = getenv(var);
 	const char	*home = getenv("HOME");
 	char		 parent[900];
 	struct passwd	*pw;
@@ -86,8 +86,8 @@ cache_dir(char *out, size_t len)
 				return ALX_ERR_IO;
 			home = pw->pw_dir;
 		}
-		if ((size_t)snprintf(parent, sizeof(parent), "%s/.cache",
-		    home) >= sizeof(parent))
+		if ((size_t)snprintf(parent, sizeof(parent), "%s/%s",
+		    home, sub) >= sizeof(parent))
 			return ALX_ERR_TOO_LARGE;
 	}
 	if ((r = cache_mkdirs(parent)) != 0)
@@ -95,6 +95,12 @@ cache_dir(char *out, size_t len)
 	if ((size_t)snprintf(out, len, "%s/airlox", parent) >= len)
 		return ALX_ERR_TOO_LARGE;
 	return cache_mkdir(out);
+}
+
+int
+cache_dir(char *out, size_t len)
+{
+	return cache_xdg_dir(out, len, "XDG_CACHE_HOME", ".cache");
 }
 
 /* Write a 0600 file atomically (temporary file, then rename). */
@@ -326,10 +332,10 @@ cache_wipe(struct cache_entry *e)
 	alx_wipe(e, sizeof(*e));
 }
 
-/* sessions/<sid>/invite-<role>: the invites this machine made. */
+/* sessions/<sid>/NAME, the folders made on the way. */
 static int
-cache_invite_path(char *out, size_t len, const uint8_t sid[ALX_SID_LEN],
-    int role)
+cache_session_path(char *out, size_t len, const uint8_t sid[ALX_SID_LEN],
+    const char *name)
 {
 	char	dir[900], sids[ALX_FP_STRLEN + 1];
 	int	r;
@@ -343,10 +349,21 @@ cache_invite_path(char *out, size_t len, const uint8_t sid[ALX_SID_LEN],
 	if ((size_t)snprintf(out, len, "%s/sessions/%s", dir, sids) >= len ||
 	    (r = cache_mkdir(out)) != 0)
 		return r != 0 ? r : ALX_ERR_TOO_LARGE;
-	if ((size_t)snprintf(out, len, "%s/sessions/%s/invite-%s", dir, sids,
-	    alx_role_name(role)) >= len)
+	if ((size_t)snprintf(out, len, "%s/sessions/%s/%s", dir, sids,
+	    name) >= len)
 		return ALX_ERR_TOO_LARGE;
 	return 0;
+}
+
+/* sessions/<sid>/invite-<role>: the invites this machine made. */
+static int
+cache_invite_path(char *out, size_t len, const uint8_t sid[ALX_SID_LEN],
+    int role)
+{
+	char	name[32];
+
+	snprintf(name, sizeof(name), "invite-%s", alx_role_name(role));
+	return cache_session_path(out, len, sid, name);
 }
 
 int
@@ -387,29 +404,6 @@ cache_invite_update(const uint8_t sid[ALX_SID_LEN], int role,
 		return 0;
 	alx_wipe_str(old);
 	return cache_invite_store(sid, role, link);
-}
-
-/* sessions/<sid>/NAME, the folders made on the way. */
-static int
-cache_session_path(char *out, size_t len, const uint8_t sid[ALX_SID_LEN],
-    const char *name)
-{
-	char	dir[900], sids[ALX_FP_STRLEN + 1];
-	int	r;
-
-	if ((r = cache_dir(dir, sizeof(dir))) != 0)
-		return r;
-	alx_b64_encode(sids, sid, ALX_SID_LEN);
-	if ((size_t)snprintf(out, len, "%s/sessions", dir) >= len ||
-	    (r = cache_mkdir(out)) != 0)
-		return r != 0 ? r : ALX_ERR_TOO_LARGE;
-	if ((size_t)snprintf(out, len, "%s/sessions/%s", dir, sids) >= len ||
-	    (r = cache_mkdir(out)) != 0)
-		return r != 0 ? r : ALX_ERR_TOO_LARGE;
-	if ((size_t)snprintf(out, len, "%s/sessions/%s/%s", dir, sids,
-	    name) >= len)
-		return ALX_ERR_TOO_LARGE;
-	return 0;
 }
 
 static int

@@ -18,7 +18,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,28 +32,7 @@
 static int
 identity_dir(char *out, size_t len)
 {
-	const char	*x = getenv("XDG_CONFIG_HOME");
-	const char	*home = getenv("HOME");
-	char		 parent[900];
-	struct passwd	*pw;
-
-	if (x != NULL && x[0] == '/')
-		snprintf(parent, sizeof(parent), "%s", x);
-	else {
-		if (home == NULL || home[0] != '/') {
-			if ((pw = getpwuid(geteuid())) == NULL)
-				return ALX_ERR_IO;
-			home = pw->pw_dir;
-		}
-		if ((size_t)snprintf(parent, sizeof(parent), "%s/.config",
-		    home) >= sizeof(parent))
-			return ALX_ERR_TOO_LARGE;
-	}
-	if (mkdir(parent, 0700) != 0 && errno != EEXIST)
-		return ALX_ERR_IO;
-	if ((size_t)snprintf(out, len, "%s/airlox", parent) >= len)
-		return ALX_ERR_TOO_LARGE;
-	return cache_mkdir(out);
+	return cache_xdg_dir(out, len, "XDG_CONFIG_HOME", ".config");
 }
 
 int

@@ -233,6 +233,8 @@ struct cache_entry {
 	int64_t			 seq;		/* last item's seq (0: none) */
 	uint8_t			 hash[ALX_HASH_LEN];	/* and hash */
 };
+/* The airlox folder under $var, else ~/sub (XDG): made 0700. */
+int	 cache_xdg_dir(char *, size_t, const char *var, const char *sub);
 int	 cache_dir(char *, size_t);
 int	 cache_load(struct cache_entry *, const struct alx_invite *,
 	    const char *name, int kind, int *created);
