@@ -116,14 +116,23 @@ show_failed_logs()
 # Returns non-zero, after counting the failure, when either step fails.
 configure_and_make()
 {
-	local name=$1 dir=$2 target=$3
+	local name=$1 dir=$2 target=$3 before after
 	shift 3
 
 	section "$name: $dir: configure $*"
 	mkdir -p "$dir"
+	before=$(cd "$dir" && ./config.status --config 2>/dev/null)
 	if ! (cd "$dir" && "$top/configure" -q "$@"); then
 		step_failed "$name: configure failed (see $dir/config.log)"
 		return 1
+	fi
+	# A tree built with other options (scripts/quickstart.sh builds
+	# build/ without --enable-werror): its objects would be kept as they
+	# are, so build them again.
+	after=$(cd "$dir" && ./config.status --config 2>/dev/null)
+	if [ -n "$before" ] && [ "$before" != "$after" ]; then
+		echo "test.sh: $dir was configured with $before: make clean"
+		make -C "$dir" --no-print-directory clean >/dev/null
 	fi
 	section "$name: make $target"
 	if ! make -C "$dir" -j"$jobs" --no-print-directory "$target"; then
