@@ -103,9 +103,15 @@ cache_dir(char *out, size_t len)
 	return cache_xdg_dir(out, len, "XDG_CACHE_HOME", ".cache");
 }
 
-/* Write a 0600 file atomically (temporary file, then rename). */
+/*
+ * Write a 0600 file atomically: a temporary file, then rename(2) over the
+ * old one; with CACHE_W_NEW, link(2) instead, which fails (ALX_ERR_EXISTS)
+ * when the name is taken: a file that is never replaced.
+ */
+#define CACHE_W_SYNC	0x1
+#define CACHE_W_NEW	0x2
 static int
-cache_write(const char *path, const void *data, size_t len, int sync)
+cache_write(const char *path, const void *data, size_t len, int how)
 {
 	char	tmp[1100];
 	int	fd, r = 0;
@@ -117,11 +123,16 @@ cache_write(const char *path, const void *data, size_t len, int sync)
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
 	    O_NOFOLLOW, 0600)) == -1)
 		return ALX_ERR_IO;
-	if (write(fd, data, len) != (ssize_t)len || (sync && fsync(fd) != 0))
+	if (write(fd, data, len) != (ssize_t)len ||
+	    ((how & CACHE_W_SYNC) && fsync(fd) != 0))
 		r = ALX_ERR_IO;
 	if (close(fd) != 0)
 		r = ALX_ERR_IO;
-	if (r == 0 && rename(tmp, path) != 0)
+	if (r == 0 && (how & CACHE_W_NEW)) {
+		if (link(tmp, path) != 0)
+			r = errno == EEXIST ? ALX_ERR_EXISTS : ALX_ERR_IO;
+		unlink(tmp);
+	} else if (r == 0 && rename(tmp, path) != 0)
 		r = ALX_ERR_IO;
 	if (r != 0)
 		unlink(tmp);
@@ -129,9 +140,15 @@ cache_write(const char *path, const void *data, size_t len, int sync)
 }
 
 int
+cache_write_new(const char *path, const void *data, size_t len)
+{
+	return cache_write(path, data, len, CACHE_W_SYNC | CACHE_W_NEW);
+}
+
+int
 cache_write_file(const char *path, const void *data, size_t len)
 {
-	return cache_write(path, data, len, 1);
+	return cache_write(path, data, len, CACHE_W_SYNC);
 }
 
 int
@@ -259,7 +276,7 @@ cache_save_sync(const struct cache_entry *e, int sync)
 		return r;
 	}
 	alx_jw_free(&jw);
-	r = cache_write(e->path, s, len, sync);
+	r = cache_write(e->path, s, len, sync ? CACHE_W_SYNC : 0);
 	alx_wipe(s, len);
 	free(s);
 	return r;

@@ -16,8 +16,6 @@
 
 #include <sys/stat.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,34 +80,6 @@ identity_load(struct alx_signkey *sk)
 	return r;
 }
 
-/*
- * Write a new file, 0600, never over one that exists: a temporary file,
- * then link(2), which fails when the name is taken (two commands making
- * an identity at once: the first one wins, ALX_ERR_EXISTS for the other).
- */
-static int
-identity_write_new(const char *path, const char *data, size_t len)
-{
-	char	tmp[1100];
-	int	fd, r = 0;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new%ld", path,
-	    (long)getpid()) >= sizeof(tmp))
-		return ALX_ERR_TOO_LARGE;
-	unlink(tmp);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-	    O_NOFOLLOW, 0600)) == -1)
-		return ALX_ERR_IO;
-	if (write(fd, data, len) != (ssize_t)len || fsync(fd) != 0)
-		r = ALX_ERR_IO;
-	if (close(fd) != 0)
-		r = ALX_ERR_IO;
-	if (r == 0 && link(tmp, path) != 0)
-		r = errno == EEXIST ? ALX_ERR_EXISTS : ALX_ERR_IO;
-	unlink(tmp);
-	return r;
-}
-
 int
 identity_create(struct alx_signkey *sk)
 {
@@ -131,7 +101,8 @@ identity_create(struct alx_signkey *sk)
 	alx_jw_obj_end(&jw);
 	alx_wipe(seed, sizeof(seed));
 	if ((r = alx_jw_finish(&jw, &s, &len)) == 0) {
-		r = identity_write_new(path, s, len);
+		/* Never over one that exists (two at once: one wins). */
+		r = cache_write_new(path, s, len);
 		alx_wipe(s, len);
 		free(s);
 	}

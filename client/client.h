@@ -244,6 +244,8 @@ void	 cache_wipe(struct cache_entry *);
 int	 cache_mkdir(const char *);
 int	 cache_mkdirs(const char *);
 int	 cache_write_file(const char *, const void *, size_t);
+/* The same, for a file never replaced: ALX_ERR_EXISTS when it is there. */
+int	 cache_write_new(const char *, const void *, size_t);
 int	 cache_read_file(const char *, struct alx_buf *);
 int	 cache_invite_store(const uint8_t sid[ALX_SID_LEN], int role,
 	    const char *link);
