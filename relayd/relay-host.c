@@ -79,7 +79,9 @@ relay_host_bev(struct relay_req *r)
 {
 	struct evhttp_connection *evcon = evhttp_request_get_connection(r->req);
 
-	return evcon != NULL ? evhttp_connection_get_bufferevent(evcon) : NULL;
+	/* The socket's (or TLS) bufferevent, under the gate's filter. */
+	return evcon != NULL ?
+	    relay_gate_lower(evhttp_connection_get_bufferevent(evcon)) : NULL;
 }
 
 /* The address the request came to: host (an IP literal) and port. */
