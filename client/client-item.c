@@ -289,15 +289,17 @@ item_note_chain(struct csession *cs, const struct alx_item *it)
 }
 
 int
-item_post(struct csession *cs, struct item_post *p, char **cause)
+item_seal(struct csession *cs, const struct item_post *p,
+    struct item_sealed *is, char **cause)
 {
 	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
-	struct alx_item			 it;
-	uint8_t				 ekey[ALX_KEY_LEN], kitem[ALX_KEY_LEN];
+	uint8_t				 ekey[ALX_KEY_LEN];
 	uint8_t				*pt = NULL, *ct = NULL;
 	int				 r;
 
 	*cause = NULL;
+	memset(is, 0, sizeof(*is));
+	is->fd = p->fd;
 	if ((r = alx_role_may_post(cs->inv.role, p->kind)) != 0)
 		return ALX_ERR_WRONG_ROLE;
 	if (p->size > m->item_max || p->size > ALX_ITEM_MAX_SIZE) {
@@ -307,7 +309,7 @@ item_post(struct csession *cs, struct item_post *p, char **cause)
 			*cause = NULL;
 		return ALX_ERR_TOO_LARGE;
 	}
-	if ((r = item_fill(cs, &it, p)) != 0)
+	if ((r = item_fill(cs, &is->it, p)) != 0)
 		goto out;
 	if (alx_kind_job_reply(p->kind) && p->has_reply) {
 		/* Sealed to the job's readers, never to every member. */
@@ -315,14 +317,15 @@ item_post(struct csession *cs, struct item_post *p, char **cause)
 			r = ALX_ERR_INVALID;
 			goto out;
 		}
-		r = alx_item_key_reply(p->job_key, it.id, kitem);
+		r = alx_item_key_reply(p->job_key, is->it.id, is->kitem);
 	} else {
-		if ((r = alx_view_epoch_key(&cs->view, it.epoch, ekey)) != 0)
+		if ((r = alx_view_epoch_key(&cs->view, is->it.epoch,
+		    ekey)) != 0)
 			goto out;
-		r = alx_item_key_epoch(ekey, it.id, kitem);
+		r = alx_item_key_epoch(ekey, is->it.id, is->kitem);
 		alx_wipe(ekey, sizeof(ekey));
 	}
-	if (r != 0 || (r = alx_item_seal_meta(&it, kitem, p->meta,
+	if (r != 0 || (r = alx_item_seal_meta(&is->it, is->kitem, p->meta,
 	    p->metalen)) != 0)
 		goto out;
 	if (p->size > 0) {
@@ -332,33 +335,85 @@ item_post(struct csession *cs, struct item_post *p, char **cause)
 			r = ALX_ERR_NOMEM;
 			goto out;
 		}
-		if ((r = item_hash_chunks(&it, kitem, p->fd, pt, ct)) != 0)
+		if ((r = item_hash_chunks(&is->it, is->kitem, p->fd, pt,
+		    ct)) != 0)
 			goto out;
 	}
-	if ((r = alx_item_sign(&it, &cs->me.sk)) != 0)
-		goto out;
-	r = item_post_envelope(cs, &it, &p->cursor);
-	if (r == ALX_ERR_ORDER || r == ALX_ERR_REPLAYED) {
-		/* Our cached chain was stale (another process posted). */
-		if ((r = item_chain(cs, &it, 1)) != 0 ||
-		    (r = alx_item_sign(&it, &cs->me.sk)) != 0)
-			goto out;
-		r = item_post_envelope(cs, &it, &p->cursor);
-	}
-	if (r != 0)
-		goto out;
-	memcpy(p->id, it.id, ALX_ID_LEN);
-	item_note_chain(cs, &it);
-	if (p->size > 0)
-		r = item_upload_chunks(cs, &it, kitem, p->fd, pt, ct, cause);
+	r = alx_item_sign(&is->it, &cs->me.sk);
 out:
-	alx_wipe(kitem, sizeof(kitem));
 	if (pt != NULL) {
 		alx_wipe(pt, ALX_CHUNK_SIZE);
 		free(pt);
 	}
 	free(ct);
-	alx_item_free(&it);
+	if (r != 0)
+		item_sealed_free(is);
+	return r;
+}
+
+int
+item_put(struct csession *cs, struct item_sealed *is, char **cause)
+{
+	uint8_t	*pt = NULL, *ct = NULL;
+	int	 r = 0;
+
+	*cause = NULL;
+	if (!is->posted) {
+		r = item_post_envelope(cs, &is->it, &is->cursor);
+		if (r == ALX_ERR_ORDER || r == ALX_ERR_REPLAYED) {
+			/* Our chain was stale (we or another process posted). */
+			if ((r = item_chain(cs, &is->it, 1)) != 0 ||
+			    (r = alx_item_sign(&is->it, &cs->me.sk)) != 0)
+				return r;
+			r = item_post_envelope(cs, &is->it, &is->cursor);
+		}
+		if (r != 0)
+			return r;
+		is->posted = 1;
+		item_note_chain(cs, &is->it);
+	}
+	if (is->it.size == 0)
+		return 0;
+	/* Every chunk; those the relay holds already answer "exists". */
+	pt = malloc(ALX_CHUNK_SIZE);
+	ct = malloc(ALX_CHUNK_CT_MAX);
+	if (pt == NULL || ct == NULL)
+		r = ALX_ERR_NOMEM;
+	else
+		r = item_upload_chunks(cs, &is->it, is->kitem, is->fd, pt, ct,
+		    cause);
+	if (pt != NULL) {
+		alx_wipe(pt, ALX_CHUNK_SIZE);
+		free(pt);
+	}
+	free(ct);
+	return r;
+}
+
+void
+item_sealed_free(struct item_sealed *is)
+{
+	alx_wipe(is->kitem, sizeof(is->kitem));
+	alx_item_free(&is->it);
+	memset(is, 0, sizeof(*is));
+	is->fd = -1;
+}
+
+int
+item_post(struct csession *cs, struct item_post *p, char **cause)
+{
+	struct item_sealed	is;
+	int			r;
+
+	if ((r = item_seal(cs, p, &is, cause)) != 0)
+		return r;
+	r = item_put(cs, &is, cause);
+	if (is.posted) {
+		memcpy(p->id, is.it.id, ALX_ID_LEN);
+		memcpy(p->hash, is.it.hash, ALX_HASH_LEN);
+		p->cursor = is.cursor;
+	}
+	item_sealed_free(&is);
 	return r;
 }
 
@@ -451,6 +506,45 @@ item_get_chunk(struct csession *cs, const struct alx_item *it, size_t i,
 		if ((pause_ms *= 2) > 200)
 			pause_ms = 200;
 	}
+}
+
+int
+item_read_chunks(struct csession *cs, const struct alx_item *it,
+    int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg)
+{
+	struct http_resp	 resp;
+	uint8_t			 kitem[ALX_KEY_LEN], *pt;
+	size_t			 i, ptlen;
+	int64_t			 off = 0;
+	int			 r;
+
+	if ((r = alx_view_item_key(&cs->view, it, kitem)) != 0)
+		return r;
+	if ((pt = malloc(ALX_CHUNK_SIZE)) == NULL) {
+		alx_wipe(kitem, sizeof(kitem));
+		return ALX_ERR_NOMEM;
+	}
+	for (i = 0; i < it->nchunks && r == 0; i++) {
+		if ((r = item_get_chunk(cs, it, i, &resp)) == 0) {
+			/* The envelope's hash and the tag, before any use. */
+			if (resp.body.len < ALX_TAG_LEN ||
+			    resp.body.len > ALX_CHUNK_CT_MAX)
+				r = ALX_ERR_BAD_HASH;
+			else
+				r = alx_chunk_open(it, kitem, i, resp.body.data,
+				    resp.body.len, pt);
+			ptlen = resp.body.len - ALX_TAG_LEN;
+		}
+		http_resp_free(&resp);
+		if (r == 0) {
+			r = cb(arg, pt, ptlen, off);
+			off += (int64_t)ptlen;
+		}
+	}
+	alx_wipe(pt, ALX_CHUNK_SIZE);
+	free(pt);
+	alx_wipe(kitem, sizeof(kitem));
+	return r;
 }
 
 int

@@ -158,21 +158,52 @@ out:
 struct job_follow {
 	const uint8_t		*id;
 	const uint8_t		*hash;
-	int			 stream;	/* print progress as it comes */
 	int			 done;
 	int			 err;
 	struct alx_resultmeta	 rm;
 	char			 runner[ALX_DISPLAY_MAX + 1];
 	uint8_t			 result_id[ALX_ID_LEN];
-	int64_t			 last_pseq;
+	struct jobout		*out;
 };
+
+/* The result: verified, bound to the job, and to the output that came. */
+static int
+job_follow_result(struct job_follow *f, struct csession *cs,
+    const struct alx_view_event *ev, const char *meta, size_t len)
+{
+	const struct alx_view_job	*vj = alx_view_job(&cs->view, f->id);
+	int				 r;
+
+	/* The job's hash: the caller's, or the job as the log had it. */
+	if ((r = alx_resultmeta_decode(&f->rm, meta, len)) != 0) {
+		memset(&f->rm, 0, sizeof(f->rm));
+		return r;
+	}
+	if (f->hash == NULL && vj == NULL)
+		r = ALX_ERR_NOT_FOUND;
+	if (r == 0)
+		r = alx_resultmeta_check_job(&f->rm, f->id, f->hash != NULL ?
+		    f->hash : vj->hash);
+	if (r == 0)
+		r = jobout_check(f->out, &f->rm, ev->item.author);
+	if (r == ALX_ERR_BAD_HASH)
+		out_warn("the output shown is not the output the runner "
+		    "signed (%lld progress item(s) taken, %lld signed)",
+		    (long long)f->out->nprog,
+		    (long long)f->rm.output.progress);
+	if (r != 0)
+		alx_resultmeta_free(&f->rm);
+	memcpy(f->result_id, ev->item.id, ALX_ID_LEN);
+	snprintf(f->runner, sizeof(f->runner), "%s",
+	    ev->member != NULL ? ev->member->cert.name : "?");
+	return r;
+}
 
 static int
 job_follow_event(struct csession *cs, const struct alx_view_event *ev,
     void *arg)
 {
 	struct job_follow	*f = arg;
-	struct alx_progressmeta	 pm;
 	char			*meta = NULL;
 	size_t			 len;
 	int			 r;
@@ -186,63 +217,57 @@ job_follow_event(struct csession *cs, const struct alx_view_event *ev,
 		item_refused(cs, ev);
 		return 0;
 	}
-	if ((r = item_meta(cs, &ev->item, &meta, &len)) != 0) {
-		item_passed_over(cs, ev, r, "does not open");
-		/* The job's one result, sealed wrong by its runner. */
-		if (strcmp(ev->item.kind, "result") != 0)
+	if (strcmp(ev->item.kind, "progress") == 0) {
+		if ((r = jobout_progress(f->out, cs, ev)) == 0)
 			return 0;
+		/* The relay away: this item again, before any other. */
+		if (jobout_transient(r) && jobout_pending(f->out))
+			return 1;
+		/*
+		 * An item that does not open is passed over (the result's
+		 * binding then tells whether it was the job's output).
+		 */
+		if (r == ALX_ERR_NOT_RECIPIENT || r == ALX_ERR_DECRYPT ||
+		    r == ALX_ERR_KEY_COMMIT || r == ALX_ERR_NOT_FOUND) {
+			item_passed_over(cs, ev, r, "does not open");
+			return 0;
+		}
 		f->err = r;
 		f->done = 1;
 		return 1;
 	}
-	if (strcmp(ev->item.kind, "progress") == 0) {
-		if (alx_progressmeta_decode(&pm, meta, len) == 0) {
-			if (f->stream && pm.seq > f->last_pseq) {
-				/* A job's output: no escape sequences pass. */
-				out_safe(stdout, pm.out, strlen(pm.out));
-				out_safe(stderr, pm.err, strlen(pm.err));
-				fflush(stdout);
-			}
-			if (pm.seq > f->last_pseq)
-				f->last_pseq = pm.seq;
-			alx_progressmeta_free(&pm);
-		}
-	} else if (strcmp(ev->item.kind, "result") == 0) {
-		const struct alx_view_job *vj = alx_view_job(&cs->view, f->id);
-
-		/* The job's hash: the caller's, or the job as the log had it. */
-		r = alx_resultmeta_decode(&f->rm, meta, len);
-		if (r == 0 && f->hash == NULL && vj == NULL)
-			r = ALX_ERR_NOT_FOUND;
-		if (r == 0 && (r = alx_resultmeta_check_job(&f->rm, f->id,
-		    f->hash != NULL ? f->hash : vj->hash)) != 0)
-			alx_resultmeta_free(&f->rm);
-		else if (r != 0)
-			memset(&f->rm, 0, sizeof(f->rm));
+	if (strcmp(ev->item.kind, "result") != 0)
+		return 0;
+	if ((r = item_meta(cs, &ev->item, &meta, &len)) != 0) {
+		/* The job's one result, sealed wrong by its runner. */
+		item_passed_over(cs, ev, r, "does not open");
 		f->err = r;
 		f->done = 1;
-		memcpy(f->result_id, ev->item.id, ALX_ID_LEN);
-		snprintf(f->runner, sizeof(f->runner), "%s",
-		    ev->member != NULL ? ev->member->cert.name : "?");
+		return 1;
 	}
+	f->err = job_follow_result(f, cs, ev, meta, len);
+	f->done = 1;
 	free(meta);
-	return f->done ? 1 : 0;
+	return 1;
 }
 
 int
 job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
-    const uint8_t hash[ALX_HASH_LEN], int64_t timeout_s, int stream,
+    const uint8_t hash[ALX_HASH_LEN], int64_t timeout_s, int print,
     struct job_outcome *out)
 {
 	struct job_follow	f;
+	char			idtxt[ALX_FP_STRLEN + 1];
 	time_t			end = time(NULL) + (time_t)timeout_s;
 	int			r, left;
 
 	memset(&f, 0, sizeof(f));
 	memset(out, 0, sizeof(*out));
+	alx_b64_encode(idtxt, id, ALX_ID_LEN);
+	jobout_init(&out->out, idtxt, print, out_json());
 	f.id = id;
 	f.hash = hash;
-	f.stream = stream;
+	f.out = &out->out;
 	/* A fresh view reads the whole log first (the result may be there). */
 	if (cs->view.cursor == 0 && (r = csess_replay(cs, job_follow_event,
 	    &f)) != 0 && r != 1)
@@ -253,6 +278,14 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 			return ALX_ERR_EXPIRED;
 		if (exec_interrupted)
 			return ALX_ERR_IO;
+		if (jobout_pending(&out->out)) {
+			if ((r = jobout_retry(&out->out, cs)) != 0) {
+				if (!jobout_transient(r))
+					return r;
+				sleep(1);
+				continue;
+			}
+		}
 		r = csess_poll(cs, left > 25 ? 25 : left, job_follow_event, &f);
 		if (r != 0 && r != 1)
 			return r;
@@ -262,6 +295,12 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 	out->rm = f.rm;
 	memcpy(out->result_id, f.result_id, ALX_ID_LEN);
 	snprintf(out->runner, sizeof(out->runner), "%s", f.runner);
-	out->streamed = f.last_pseq > 0;
 	return 0;
+}
+
+void
+job_outcome_free(struct job_outcome *o)
+{
+	alx_resultmeta_free(&o->rm);
+	jobout_free(&o->out);
 }

@@ -27,23 +27,65 @@ struct job_posted {
 	int64_t	 not_after;
 	char	*message;	/* the relay's refusal, if any */
 };
+/* client-jobout.c: a job's output from its progress items. */
+struct jobout {
+	char			 idtxt[ALX_FP_STRLEN + 1];
+	int			 print;		/* as it comes */
+	int			 json;		/* as --json "output" events */
+	int			 tty[ALX_OUT_STREAMS];
+	int			 has_runner;
+	uint8_t			 runner[ALX_FP_LEN];	/* its runner's fp */
+	int			 warned_other;
+	int64_t			 nprog;		/* progress items taken */
+	uint8_t			 last[ALX_HASH_LEN];
+	int64_t			 size[ALX_OUT_STREAMS];
+	struct alx_sha256_ctx	 sha[ALX_OUT_STREAMS];
+	uint8_t			 held[ALX_OUT_STREAMS][4];	/* a cut char */
+	size_t			 nheld[ALX_OUT_STREAMS];
+	struct alx_buf		 keep[ALX_OUT_STREAMS];	/* --json's result */
+	int			 cut_keep[ALX_OUT_STREAMS];
+	char			*pend_raw;	/* a progress item to retry */
+	size_t			 pend_len;
+	uint8_t			 pend_pk[ALX_SIGN_PK_LEN];
+	int64_t			 pend_done;	/* its bytes taken already */
+	int			 pend_tries;
+};
+void	jobout_init(struct jobout *, const char *idtxt, int print, int json);
+void	jobout_free(struct jobout *);
+/* A progress item replying to the job: its output, after every check. */
+int	jobout_progress(struct jobout *, struct csession *,
+	    const struct alx_view_event *);
+/* A progress item whose chunks a passing error kept back: again. */
+int	jobout_pending(const struct jobout *);
+int	jobout_retry(struct jobout *, struct csession *);
+/* The relay is away or busy, or the item is still coming: try again. */
+int	jobout_transient(int err);
+/* Everything held back is printed. */
+void	jobout_flush(struct jobout *);
+/* The result binds what came (0), or ALX_ERR_BAD_HASH. */
+int	jobout_check(struct jobout *, const struct alx_resultmeta *,
+	    const uint8_t author[ALX_FP_LEN]);
+
 struct job_outcome {
 	struct alx_resultmeta	rm;
 	uint8_t			result_id[ALX_ID_LEN];
 	char			runner[ALX_DISPLAY_MAX + 1];
-	int			streamed;
+	struct jobout		out;		/* what came of its output */
 };
 
 /* Seal, wrap, sign and post a job; ALX_ERR_NOT_FOUND: no runner to wrap to. */
 int	job_post(struct csession *, const struct job_target *, const char *meta,
 	    size_t metalen, int fd, int64_t size, struct job_posted *);
 /*
- * Follow the job's progress (printed when stream) to its verified result;
- * hash NULL: the job's hash as the session's log has it.
+ * Follow the job's progress (its output printed as it comes when print) to
+ * its verified result, which must bind the output that came; hash NULL:
+ * the job's hash as the session's log has it. The outcome's jobout is
+ * the caller's to free (job_outcome_free).
  */
 int	job_wait(struct csession *, const uint8_t id[ALX_ID_LEN],
-	    const uint8_t hash[ALX_HASH_LEN], int64_t timeout_s, int stream,
+	    const uint8_t hash[ALX_HASH_LEN], int64_t timeout_s, int print,
 	    struct job_outcome *);
+void	job_outcome_free(struct job_outcome *);
 void	run_print_result(const struct job_outcome *, const char *idtxt);
 /* The exit status for a result: the job's, or a reserved code. */
 int	run_exit_code(const struct alx_resultmeta *);

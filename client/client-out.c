@@ -284,6 +284,17 @@ out_safe_indent(FILE *f, const char *s, size_t len, const char *indent)
 }
 
 void
+out_raw(FILE *f, const void *p, size_t len)
+{
+	if (len > 0 && (f == stdout || f == stderr)) {
+		*(f == stdout ? &out_tail_out : &out_tail_err) =
+		    ((const unsigned char *)p)[len - 1] == '\n' ? '\n' : '?';
+		out_tail_last = f;
+	}
+	fwrite(p, 1, len, f);
+}
+
+void
 out_safe(FILE *f, const char *s, size_t len)
 {
 	out_safe_indent(f, s, len, NULL);

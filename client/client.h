@@ -134,6 +134,9 @@ int	 out_usage(const char *, ...) __attribute__((format(printf, 1, 2)));
  * indent, printed after each newline (the lines of a message).
  */
 void	 out_safe(FILE *, const char *, size_t);
+/* Bytes as they are (not for a terminal), noting the last for the next
+ * line (out_line_start). */
+void	 out_raw(FILE *, const void *, size_t);
 /*
  * Start a line on f (stdout or stderr): a newline when what out_safe()
  * last wrote where f goes (both streams, when they go to one place) did
@@ -366,9 +369,28 @@ struct item_post {
 	 */
 	const uint8_t	*job_key;
 	uint8_t		 id[ALX_ID_LEN];	/* out */
+	uint8_t		 hash[ALX_HASH_LEN];	/* out: the item's hash() */
 	int64_t		 cursor;		/* out */
 };
 int	 item_post(struct csession *, struct item_post *, char **cause);
+/*
+ * item_post in two steps, for a poster that retries: item_seal() seals
+ * and signs the item (its payload read from p->fd, which must stay open
+ * and unchanged), item_put() posts it and may be called again after a
+ * failure: it posts the envelope once (chained again if the author posted
+ * meanwhile), then the chunks the relay does not hold yet.
+ */
+struct item_sealed {
+	struct alx_item	 it;
+	uint8_t		 kitem[ALX_KEY_LEN];
+	int		 fd;
+	int		 posted;		/* the relay holds the envelope */
+	int64_t		 cursor;
+};
+int	 item_seal(struct csession *, const struct item_post *,
+	    struct item_sealed *, char **cause);
+int	 item_put(struct csession *, struct item_sealed *, char **cause);
+void	 item_sealed_free(struct item_sealed *);
 /*
  * The parts of item_post for other item kinds (jobs): seal every chunk of
  * fd to fill it->chunks (pt: ALX_CHUNK_SIZE bytes, ct: ALX_CHUNK_CT_MAX
@@ -389,6 +411,14 @@ int	 item_meta(struct csession *, const struct alx_item *, char **meta,
  * Fetch and open the payload into dir (never overwriting: a new name is
  * chosen), chunk by chunk, each authenticated before it is written.
  */
+/*
+ * Fetch an item's chunks in order (waiting for one still being uploaded,
+ * up to chunk_wait), check each against the envelope and open it, and
+ * hand its plaintext to cb (at payload offset off) before the next is
+ * fetched: one chunk in memory at a time. cb returns 0 to go on.
+ */
+int	 item_read_chunks(struct csession *, const struct alx_item *,
+	    int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg);
 int	 item_save(struct csession *, const struct alx_item *,
 	    const char *dir, const char *name, char **saved, char **cause);
 /*

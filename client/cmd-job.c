@@ -439,6 +439,7 @@ cmd_job_logs_exec(struct client_ctx *ctx)
 	int64_t			 wait_s = 86400;
 	int			 r;
 
+	memset(&o, 0, sizeof(o));
 	if ((r = args_duration(&ctx->args, "wait", wait_s, &wait_s)) != 0)
 		return r;
 	if (alx_b64_decode_exact(id, sizeof(id), ctx->args.pos[0],
@@ -458,11 +459,10 @@ cmd_job_logs_exec(struct client_ctx *ctx)
 		    "--wait" : "the job's result could not be verified");
 		goto out;
 	}
-	o.streamed = 1;
 	run_print_result(&o, ctx->args.pos[0]);
 	r = run_exit_code(&o.rm);
-	alx_resultmeta_free(&o.rm);
 out:
+	job_outcome_free(&o);
 	csess_close(&cs);
 	return r;
 }

@@ -34,6 +34,7 @@ cmd_result_exec(struct client_ctx *ctx)
 	int64_t				 wait_s = 0;
 	int				 r;
 
+	memset(&o, 0, sizeof(o));
 	if ((r = args_duration(&ctx->args, "wait", 0, &wait_s)) != 0)
 		return r;
 	if (alx_b64_decode_exact(id, sizeof(id), ctx->args.pos[0],
@@ -41,7 +42,8 @@ cmd_result_exec(struct client_ctx *ctx)
 		return out_usage("%s: not a job id", ctx->args.pos[0]);
 	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
 		goto out;
-	r = job_wait(&cs, id, NULL, wait_s > 0 ? wait_s : 1, 0, &o);
+	/* The output first, as the job wrote it, then the footer. */
+	r = job_wait(&cs, id, NULL, wait_s > 0 ? wait_s : 1, 1, &o);
 	if (r == ALX_ERR_NOT_FOUND) {
 		r = out_fail(r, "no job %s in this session", ctx->args.pos[0]);
 		goto out;
@@ -62,8 +64,8 @@ cmd_result_exec(struct client_ctx *ctx)
 		    "sent; the next run sends only changes\n");
 	run_print_result(&o, ctx->args.pos[0]);
 	r = run_exit_code(&o.rm);
-	alx_resultmeta_free(&o.rm);
 out:
+	job_outcome_free(&o);
 	csess_close(&cs);
 	return r;
 }

@@ -344,47 +344,116 @@ run_print_env(const char *env)
 	alx_json_free(j);
 }
 
+/* Why output did not all come back, in words (the result's "cut"). */
+static const char *
+run_cut_words(const char *cut)
+{
+	if (strcmp(cut, "item_max") == 0)
+		return "a job returns at most the session's largest item "
+		    "(item_max) of output";
+	if (strcmp(cut, "session_max") == 0 || strcmp(cut, "too_large") == 0)
+		return "the session is full (session_max)";
+	if (strcmp(cut, "not_allowed") == 0)
+		return "the relay's transfer limit";
+	if (strcmp(cut, "insufficient_storage") == 0)
+		return "the relay is out of storage";
+	if (strcmp(cut, "interrupted") == 0)
+		return "the runner stopped before it sent it";
+	return cut;
+}
+
+/* Text: a stream's kept start, then the runner's own words. */
+static void
+run_json_text(struct alx_jw *jw, const char *key, const struct alx_buf *b,
+    const char *words)
+{
+	struct alx_buf	t;
+
+	alx_buf_init(&t, 0);
+	if (alx_buf_add(&t, b->data, b->len) != 0 ||
+	    alx_buf_addstr(&t, words != NULL ? words : "") != 0)
+		alx_buf_reset(&t);
+	alx_jw_key(jw, key);
+	alx_jw_strn(jw, (const char *)t.data, t.len);
+	alx_buf_free(&t);
+}
+
+static void
+run_print_json(const struct job_outcome *o, const char *idtxt)
+{
+	const struct alx_resultmeta	*rm = &o->rm;
+	const struct alx_result_output	*ro = &rm->output;
+	struct alx_jw			 jw;
+	size_t				 i;
+
+	out_obj_begin(&jw);
+	alx_jw_kstr(&jw, "event", "result");
+	alx_jw_kstr(&jw, "job", idtxt);
+	alx_jw_kstr(&jw, "status", alx_job_status_name(rm->status));
+	if (rm->reason[0] != '\0')
+		alx_jw_kstr(&jw, "reason", rm->reason);
+	if (rm->has_exit)
+		alx_jw_kint(&jw, "exit_code", rm->exit_code);
+	/* The start of each stream (its "output" events have all of it). */
+	run_json_text(&jw, "stdout", &o->out.keep[0], rm->out);
+	run_json_text(&jw, "stderr", &o->out.keep[1], rm->err);
+	alx_jw_kbool(&jw, "stdout_truncated", o->out.cut_keep[0] ||
+	    rm->out_truncated);
+	alx_jw_kbool(&jw, "stderr_truncated", o->out.cut_keep[1] ||
+	    rm->err_truncated);
+	if (ro->has) {
+		alx_jw_kint(&jw, "stdout_bytes", ro->s[0].size);
+		alx_jw_kint(&jw, "stderr_bytes", ro->s[1].size);
+		alx_jw_kint(&jw, "stdout_dropped", ro->s[0].dropped);
+		alx_jw_kint(&jw, "stderr_dropped", ro->s[1].dropped);
+		if (ro->cut[0] != '\0')
+			alx_jw_kstr(&jw, "output_cut", ro->cut);
+	}
+	alx_jw_kint(&jw, "duration_ms", rm->duration_ms);
+	alx_jw_kint(&jw, "peak_memory", rm->peak_memory);
+	alx_jw_key(&jw, "files");
+	alx_jw_arr_begin(&jw);
+	for (i = 0; i < rm->nfiles; i++)
+		alx_jw_str(&jw, rm->files[i].name);
+	alx_jw_arr_end(&jw);
+	alx_jw_key(&jw, "env");
+	alx_jw_raw(&jw, rm->env ? rm->env : "{}",
+	    strlen(rm->env ? rm->env : "{}"));
+	alx_jw_kstr(&jw, "runner", o->runner);
+	alx_jw_kbool(&jw, "verified", 1);
+	alx_jw_kint(&jw, "exit", run_exit_code(rm));
+	out_obj_end(&jw);
+}
+
+/* Loud, under the footer: output the job wrote that did not come back. */
+static void
+run_print_dropped(const struct alx_result_output *ro)
+{
+	if (!ro->has || (ro->s[0].dropped == 0 && ro->s[1].dropped == 0))
+		return;
+	fprintf(stderr, "!! OUTPUT CUT: %lld bytes of stdout and %lld bytes of "
+	    "stderr the job wrote did not come back (", (long long)
+	    ro->s[0].dropped, (long long)ro->s[1].dropped);
+	out_safe(stderr, run_cut_words(ro->cut), strlen(run_cut_words(ro->cut)));
+	fprintf(stderr, "); %lld and %lld bytes came\n",
+	    (long long)ro->s[0].size, (long long)ro->s[1].size);
+}
+
 void
 run_print_result(const struct job_outcome *o, const char *idtxt)
 {
 	const struct alx_resultmeta	*rm = &o->rm;
-	struct alx_jw			 jw;
 	char				 line[256];
-	size_t				 i;
 
 	if (out_json()) {
-		out_obj_begin(&jw);
-		alx_jw_kstr(&jw, "event", "result");
-		alx_jw_kstr(&jw, "job", idtxt);
-		alx_jw_kstr(&jw, "status", alx_job_status_name(rm->status));
-		if (rm->reason[0] != '\0')
-			alx_jw_kstr(&jw, "reason", rm->reason);
-		if (rm->has_exit)
-			alx_jw_kint(&jw, "exit_code", rm->exit_code);
-		alx_jw_kstr(&jw, "stdout", rm->out);
-		alx_jw_kstr(&jw, "stderr", rm->err);
-		alx_jw_kbool(&jw, "stdout_truncated", rm->out_truncated);
-		alx_jw_kbool(&jw, "stderr_truncated", rm->err_truncated);
-		alx_jw_kint(&jw, "duration_ms", rm->duration_ms);
-		alx_jw_kint(&jw, "peak_memory", rm->peak_memory);
-		alx_jw_key(&jw, "files");
-		alx_jw_arr_begin(&jw);
-		for (i = 0; i < rm->nfiles; i++)
-			alx_jw_str(&jw, rm->files[i].name);
-		alx_jw_arr_end(&jw);
-		alx_jw_key(&jw, "env");
-		alx_jw_raw(&jw, rm->env ? rm->env : "{}",
-		    strlen(rm->env ? rm->env : "{}"));
-		alx_jw_kstr(&jw, "runner", o->runner);
-		alx_jw_kbool(&jw, "verified", 1);
-		alx_jw_kint(&jw, "exit", run_exit_code(rm));
-		out_obj_end(&jw);
+		run_print_json(o, idtxt);
 		return;
 	}
-	if (!o->streamed) {
-		out_safe(stdout, rm->out, strlen(rm->out));
-		out_safe(stderr, rm->err, strlen(rm->err));
-	}
+	/* The runner's own words (a refusal's reason, a restart). */
+	out_safe(stdout, rm->out, strlen(rm->out));
+	out_safe(stderr, rm->err, strlen(rm->err));
+	if (rm->err[0] != '\0' && rm->err[strlen(rm->err) - 1] != '\n')
+		fputc('\n', stderr);
 	snprintf(line, sizeof(line), "── %s", alx_job_status_name(rm->status));
 	if (rm->reason[0] != '\0')
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
@@ -397,10 +466,12 @@ run_print_result(const struct job_outcome *o, const char *idtxt)
 	if (rm->peak_memory >= 0)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 		    " · peak %lld MB", (long long)(rm->peak_memory >> 20));
+	fflush(stdout);
 	out_line_start(stderr);		/* output without a last newline */
 	fprintf(stderr, "%s · signed by runner ", line);
 	out_safe(stderr, o->runner, strlen(o->runner));
 	fprintf(stderr, "\n");
+	run_print_dropped(&rm->output);
 	run_print_env(rm->env);
 }
 
@@ -443,6 +514,7 @@ cmd_run_exec(struct client_ctx *ctx)
 	memset(&tr, 0, sizeof(tr));
 	tr.fd = -1;
 	memset(&rt, 0, sizeof(rt));
+	memset(&o, 0, sizeof(o));
 
 	if ((r = args_duration(&ctx->args, "timeout", timeout_s,
 	    &timeout_s)) != 0 || (r = args_duration(&ctx->args, "wait-runner",
@@ -526,7 +598,7 @@ again:
 		r = 0;
 		goto close;
 	}
-	r = job_wait(&cs, posted.id, posted.hash, timeout_s, !out_json(), &o);
+	r = job_wait(&cs, posted.id, posted.hash, timeout_s, 1, &o);
 	if (r == ALX_ERR_EXPIRED) {
 		r = out_fail(ALX_ERR_EXPIRED, "no result within the timeout; "
 		    "the job is %s (airlox result --wait picks it up)", idtxt);
@@ -542,7 +614,7 @@ again:
 		ctree_confirm(&rt.o, &tr, o.rm.env);
 		if (o.rm.status == ALX_JOB_REFUSED && tr.delta && tries++ == 0 &&
 		    strcmp(o.rm.reason, alx_errname(ALX_ERR_TREE_MISMATCH)) == 0) {
-			alx_resultmeta_free(&o.rm);
+			job_outcome_free(&o);
 			if (!out_json())
 				fprintf(stderr, "tree: the runner holds another "
 				    "tree; sending the full tree\n");
@@ -559,8 +631,8 @@ again:
 		    "a command sent as words (-- CMD ...) as not_allowed; "
 		    "update it, or send a script with --shell FILE\n");
 	r = run_exit_code(&o.rm);
-	alx_resultmeta_free(&o.rm);
 close:
+	job_outcome_free(&o);
 	csess_close(&cs);
 done:
 	if (fd != -1 && fd != tr.fd)

@@ -318,6 +318,94 @@ alx_resultmeta_free(struct alx_resultmeta *rm)
 	memset(rm, 0, sizeof(*rm));
 }
 
+static const char *const alx_stream_names[ALX_OUT_STREAMS] = {
+	"stdout", "stderr"
+};
+
+static void
+alx_resultmeta_output_encode(struct alx_jw *w, const struct alx_result_output *o)
+{
+	int	i;
+
+	alx_jw_key(w, "output");
+	alx_jw_obj_begin(w);
+	alx_jw_kint(w, "progress", o->progress);
+	if (o->progress > 0)
+		alx_jw_kb64(w, "last", o->last, ALX_HASH_LEN);
+	for (i = 0; i < ALX_OUT_STREAMS; i++) {
+		alx_jw_key(w, alx_stream_names[i]);
+		alx_jw_obj_begin(w);
+		alx_jw_kint(w, "size", o->s[i].size);
+		alx_jw_kb64(w, "sha256", o->s[i].sha256, ALX_HASH_LEN);
+		alx_jw_kint(w, "dropped", o->s[i].dropped);
+		alx_jw_obj_end(w);
+	}
+	if (o->cut[0] != '\0')
+		alx_jw_kstr(w, "cut", o->cut);
+	alx_jw_obj_end(w);
+}
+
+/* A limit's name: [a-z_]{1,31}. */
+static int
+alx_cut_valid(const char *s)
+{
+	size_t	i, n = strlen(s);
+
+	if (n == 0 || n > ALX_REASON_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static int
+alx_resultmeta_get_output(struct alx_resultmeta *rm, const struct alx_json *j)
+{
+	struct alx_result_output	*o = &rm->output;
+	char				*cut = NULL;
+	int				 t, st, i, r;
+
+	if ((t = alx_json_obj_get(j, 0, "output")) < 0)
+		return ALX_OK;
+	if (alx_json_type(j, t) != ALX_JSON_OBJECT)
+		return ALX_ERR_TYPE;
+	o->has = 1;
+	if ((r = alx_json_get_int(j, t, "progress", &o->progress, 0,
+	    ALX_JSON_INT_MAX)) != ALX_OK)
+		return r;
+	if (o->progress > 0 && (r = alx_json_get_b64(j, t, "last", o->last,
+	    ALX_HASH_LEN)) != ALX_OK)
+		return r;
+	if (o->progress == 0 && alx_json_has(j, t, "last"))
+		return ALX_ERR_INVALID;
+	for (i = 0; i < ALX_OUT_STREAMS; i++) {
+		if ((st = alx_json_obj_get(j, t, alx_stream_names[i])) < 0)
+			return ALX_ERR_MISSING;
+		if (alx_json_type(j, st) != ALX_JSON_OBJECT)
+			return ALX_ERR_TYPE;
+		if ((r = alx_json_get_int(j, st, "size", &o->s[i].size, 0,
+		    ALX_JSON_INT_MAX)) != ALX_OK ||
+		    (r = alx_json_get_b64(j, st, "sha256", o->s[i].sha256,
+		    ALX_HASH_LEN)) != ALX_OK ||
+		    (r = alx_json_get_int(j, st, "dropped", &o->s[i].dropped,
+		    0, ALX_JSON_INT_MAX)) != ALX_OK)
+			return r;
+	}
+	if (alx_json_has(j, t, "cut")) {
+		if ((r = alx_json_get_str(j, t, "cut", &cut,
+		    ALX_REASON_MAX)) != ALX_OK)
+			return r;
+		if (!alx_cut_valid(cut)) {
+			free(cut);
+			return ALX_ERR_INVALID;
+		}
+		strcpy(o->cut, cut);
+		free(cut);
+	}
+	return ALX_OK;
+}
+
 int
 alx_resultmeta_encode(const struct alx_resultmeta *rm, char **json,
     size_t *len)
@@ -342,6 +430,8 @@ alx_resultmeta_encode(const struct alx_resultmeta *rm, char **json,
 	alx_jw_kstr(&w, "stderr", rm->err != NULL ? rm->err : "");
 	alx_jw_kbool(&w, "stdout_truncated", rm->out_truncated);
 	alx_jw_kbool(&w, "stderr_truncated", rm->err_truncated);
+	if (rm->output.has)
+		alx_resultmeta_output_encode(&w, &rm->output);
 	alx_jw_kint(&w, "duration_ms", rm->duration_ms);
 	alx_jw_kint(&w, "peak_memory", rm->peak_memory);
 	alx_jw_key(&w, "files");
@@ -449,6 +539,7 @@ alx_resultmeta_decode(struct alx_resultmeta *rm, const char *json, size_t len)
 	    &rm->out_truncated)) != ALX_OK ||
 	    (r = alx_json_get_bool(j, 0, "stderr_truncated",
 	    &rm->err_truncated)) != ALX_OK ||
+	    (r = alx_resultmeta_get_output(rm, j)) != ALX_OK ||
 	    (r = alx_json_get_int(j, 0, "duration_ms", &rm->duration_ms, 0,
 	    ALX_JSON_INT_MAX)) != ALX_OK ||
 	    (r = alx_json_get_int(j, 0, "peak_memory", &rm->peak_memory, -1,
@@ -489,8 +580,6 @@ alx_resultmeta_check_job(const struct alx_resultmeta *rm,
 void
 alx_progressmeta_free(struct alx_progressmeta *pm)
 {
-	free(pm->out);
-	free(pm->err);
 	memset(pm, 0, sizeof(*pm));
 }
 
@@ -506,8 +595,8 @@ alx_progressmeta_encode(const struct alx_progressmeta *pm, char **json,
 	alx_jw_kint(&w, "v", ALX_PROTO_VERSION);
 	alx_jw_kb64(&w, "job", pm->job, ALX_ID_LEN);
 	alx_jw_kint(&w, "seq", pm->seq);
-	alx_jw_kstr(&w, "stdout", pm->out != NULL ? pm->out : "");
-	alx_jw_kstr(&w, "stderr", pm->err != NULL ? pm->err : "");
+	alx_jw_kint(&w, "stdout_size", pm->size[ALX_OUT_STDOUT]);
+	alx_jw_kint(&w, "stderr_size", pm->size[ALX_OUT_STDERR]);
 	alx_jw_obj_end(&w);
 	r = alx_jw_finish(&w, json, len);
 	alx_jw_free(&w);
@@ -528,10 +617,10 @@ alx_progressmeta_decode(struct alx_progressmeta *pm, const char *json,
 	if ((r = alx_json_get_b64(j, 0, "job", pm->job, ALX_ID_LEN)) != ALX_OK ||
 	    (r = alx_json_get_int(j, 0, "seq", &pm->seq, 1,
 	    ALX_JSON_INT_MAX)) != ALX_OK ||
-	    (r = alx_json_get_str(j, 0, "stdout", &pm->out,
-	    ALX_RESULT_TEXT_MAX)) != ALX_OK ||
-	    (r = alx_json_get_str(j, 0, "stderr", &pm->err,
-	    ALX_RESULT_TEXT_MAX)) != ALX_OK)
+	    (r = alx_json_get_int(j, 0, "stdout_size",
+	    &pm->size[ALX_OUT_STDOUT], 0, ALX_ITEM_MAX_SIZE)) != ALX_OK ||
+	    (r = alx_json_get_int(j, 0, "stderr_size",
+	    &pm->size[ALX_OUT_STDERR], 0, ALX_ITEM_MAX_SIZE)) != ALX_OK)
 		alx_progressmeta_free(pm);
 	alx_json_free(j);
 	return r;

@@ -22,6 +22,9 @@
 #include "util/log.h"
 #include "relayd.h"
 
+/* Bytes a payload-less result may go past a full session (see below). */
+#define RELAY_RESULT_OVERDRAFT	(256 * 1024)
+
 /* The member record: be64 last seq, last hash, the certificate object. */
 static int
 relay_member_record(struct relay_wop *op, const uint8_t sid[RELAY_SID_LEN],
@@ -263,8 +266,14 @@ relay_item_accept(struct relay_req *r, struct relay_session *s,
 	    (uint64_t)s->man.session_max < session_max)
 		session_max = (uint64_t)s->man.session_max;
 	need = (uint64_t)it->size + it->nchunks * ALX_TAG_LEN + len;
+	/*
+	 * A result without payload may go a little past the session's size:
+	 * a session that filled up (a job's output, say) still hears how its
+	 * jobs ended, and a runner's slot is freed.
+	 */
 	if ((uint64_t)it->size > item_max || s->rec.bytes + need >
-	    session_max) {
+	    session_max + (strcmp(it->kind, "result") == 0 && it->size == 0 ?
+	    RELAY_RESULT_OVERDRAFT : 0)) {
 		rc = ALX_ERR_TOO_LARGE;
 		goto fail;
 	}

@@ -162,30 +162,24 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
 	return r;
 }
 
-/* Text for a result or progress: capped, valid UTF-8, paths redacted. */
-char *
-runner_job_text(const struct runner_job *rj, const char *s, size_t len)
+size_t
+runner_job_rules(const struct runner_job *rj, struct redact_rule *rules,
+    size_t max)
 {
-	const char		*home = getenv("HOME");
-	struct redact_rule	 rules[9];
-	char			*clean, *red;
-	size_t			 clen, n = 6;
+	const char	*home = getenv("HOME");
+	size_t		 n = 6;
 
+	if (max < 6)
+		return 0;
 	rules[0].from = rj->workdir;	rules[0].to = "$WORK";
 	rules[1].from = rj->outdir;	rules[1].to = "$AIRLOX_OUT";
 	rules[2].from = rj->jobdir;	rules[2].to = "$JOB";
 	rules[3].from = SANDBOX_WORK_DIR; rules[3].to = "$WORK";
 	rules[4].from = SANDBOX_OUT_DIR; rules[4].to = "$AIRLOX_OUT";
 	rules[5].from = home;		rules[5].to = "~";
-	/* The venv and the interpreter's folders (issue 9). */
-	n += runner_redact_runtime(rj->py, rules + n, 3);
-	if (len > ALX_RESULT_TEXT_MAX / 4)
-		len = ALX_RESULT_TEXT_MAX / 4;	/* room for U+FFFD growth */
-	if ((clean = alx_utf8_sanitize(s != NULL ? s : "", len, &clen)) == NULL)
-		return NULL;
-	red = runner_redact(clean, clen, rules, n, NULL);
-	free(clean);
-	return red;
+	/* The venv and the interpreter's folders. */
+	n += runner_redact_runtime(rj->py, rules + n, max - n);
+	return n;
 }
 
 int
@@ -199,16 +193,11 @@ runner_job_result(struct runner_job *rj, const struct sandbox_result *res,
 	rm->has_exit = res->exited;
 	rm->exit_code = res->exited ? res->exit_code : 0;
 	rm->signal = res->signo;
-	rm->out = runner_job_text(rj, res->out, res->out_len);
-	rm->err = runner_job_text(rj, res->err, res->err_len);
-	if (rm->out == NULL || rm->err == NULL) {
+	/* The job's output is in its progress items (runner-output.c). */
+	if ((rm->out = strdup("")) == NULL || (rm->err = strdup("")) == NULL) {
 		alx_resultmeta_free(rm);
 		return ALX_ERR_NOMEM;
 	}
-	rm->out_truncated = res->out_truncated ||
-	    res->out_len > ALX_RESULT_TEXT_MAX / 4;
-	rm->err_truncated = res->err_truncated ||
-	    res->err_len > ALX_RESULT_TEXT_MAX / 4;
 	rm->duration_ms = res->duration_ms;
 	rm->peak_memory = res->peak_mem_known ? (int64_t)res->peak_mem : -1;
 	if (env_json != NULL && (rm->env = strdup(env_json)) == NULL) {

@@ -31,7 +31,9 @@
 #include "runner-tree.h"
 
 #define PROGRESS_INTERVAL_MS	1000
-#define PROGRESS_MAX		(16 * 1024)
+#define PIECE_MAX		ALX_CHUNK_SIZE	/* output per progress item */
+#define POST_RETRY_MS		2000
+#define DRAIN_GIVE_UP_MS	30000	/* stopping: after the grace */
 #define POLL_IDLE_S		10
 #define STEP_WAIT_MS		250
 
@@ -349,61 +351,127 @@ runner_claim(struct runner *rn, const struct alx_item *job)
 	return r;
 }
 
+/* The sandbox's output callback: into the slot's spools. */
 static void
 runner_output(void *arg, int fd, const char *buf, size_t len)
 {
 	struct runner_slot	*sl = arg;
-	struct alx_buf		*b = fd == 2 ? &sl->perr : &sl->pout;
 
-	if (b->len + len > PROGRESS_MAX) {
-		len = PROGRESS_MAX > b->len ? PROGRESS_MAX - b->len : 0;
-		sl->progress_cut = 1;
-	}
-	if (len > 0)
-		alx_buf_add(b, buf, len);
+	runner_output_add(&sl->output, fd, buf, len, runner_now_ms());
 }
 
-/* Post buffered output as a progress item (bounded rate). */
-static void
-runner_progress(struct runner *rn, struct runner_slot *sl, int force)
+/* Errors after which the same post is worth trying again later. */
+static int
+runner_post_transient(int r)
 {
-	struct alx_progressmeta	 pm;
+	return r == ALX_ERR_IO || r == ALX_ERR_NOT_READY ||
+	    r == ALX_ERR_RATE_LIMITED || r == ALX_ERR_TOO_MANY_CONNS ||
+	    r == ALX_ERR_CLOCK_SKEW || r == ALX_ERR_CHUNK_PENDING;
+}
+
+/* A post failed for a passing reason: wait a little, say so once. */
+static void
+runner_post_later(struct runner_slot *sl, const char *what, int r)
+{
+	sl->next_try = runner_now_ms() + POST_RETRY_MS;
+	if (!sl->waiting++)
+		log_warnx("job %s: its %s waits for the relay (%s); retrying",
+		    sl->job.job_id, what, alx_errname(r));
+}
+
+/* Seal the next piece of output as a progress item. */
+static int
+runner_seal_piece(struct runner *rn, struct runner_slot *sl)
+{
 	struct item_post	 p;
 	char			*meta = NULL, *cause = NULL;
 	size_t			 len;
-	int64_t			 now = runner_now_ms();
+	int64_t			 max = PIECE_MAX;
+	int			 r;
 
-	if (sl->pout.len == 0 && sl->perr.len == 0)
-		return;
-	if (!force && now - sl->last_progress < PROGRESS_INTERVAL_MS)
-		return;
-	sl->last_progress = now;
-	memset(&pm, 0, sizeof(pm));
-	memcpy(pm.job, sl->job.id, ALX_ID_LEN);
-	pm.seq = ++sl->pseq;
-	pm.out = runner_job_text(&sl->job, (const char *)sl->pout.data,
-	    sl->pout.len);
-	pm.err = runner_job_text(&sl->job, (const char *)sl->perr.data,
-	    sl->perr.len);
-	alx_buf_reset(&sl->pout);
-	alx_buf_reset(&sl->perr);
-	if (pm.out != NULL && pm.err != NULL &&
-	    alx_progressmeta_encode(&pm, &meta, &len) == ALX_OK) {
-		memset(&p, 0, sizeof(p));
-		p.kind = "progress";
-		p.meta = meta;
-		p.metalen = len;
-		p.fd = -1;
-		p.has_reply = 1;
-		memcpy(p.reply_to, sl->job.id, ALX_ID_LEN);
-		p.job_key = sl->job.kitem;
-		if (item_post(&rn->cs, &p, &cause) != ALX_OK)
-			log_debug("progress: not posted (%s)",
-			    cause ? cause : "error");
-		free(cause);
-	}
+	if (sl->item_max > 0 && sl->item_max < max)
+		max = sl->item_max;
+	if ((r = runner_output_piece(&sl->output, sl->job.id, max,
+	    &sl->pc)) != ALX_OK)
+		return r;
+	if ((r = alx_progressmeta_encode(&sl->pc.pm, &meta, &len)) != ALX_OK)
+		return r;
+	memset(&p, 0, sizeof(p));
+	p.kind = "progress";
+	p.meta = meta;
+	p.metalen = len;
+	p.fd = sl->pc.fd;
+	p.size = sl->pc.size;
+	p.has_reply = 1;
+	memcpy(p.reply_to, sl->job.id, ALX_ID_LEN);
+	p.job_key = sl->job.kitem;
+	r = item_seal(&rn->cs, &p, &sl->piece, &cause);
 	free(meta);
-	alx_progressmeta_free(&pm);
+	free(cause);
+	if (r == ALX_OK)
+		sl->has_piece = 1;
+	return r;
+}
+
+/*
+ * Post the job's output as progress items: while it runs, a piece when
+ * one is full or a second passed; once it ended (drain), all of it. 1:
+ * more to post, 0: all posted (or the relay takes no more), -1: the relay
+ * is away (tried again after POST_RETRY_MS).
+ */
+static int
+runner_post_output(struct runner *rn, struct runner_slot *sl, int drain)
+{
+	struct runner_output	*o = &sl->output;
+	char			*cause = NULL;
+	int64_t			 now = runner_now_ms();
+	int			 n, r;
+
+	if (!drain)
+		runner_output_idle(o, now);
+	if (now < sl->next_try)
+		return -1;
+	for (n = 0; n < (drain ? 16 : 2); n++) {
+		if (!sl->has_piece) {
+			if (o->closed || runner_output_pending(o) == 0)
+				return 0;
+			if (!drain && runner_output_pending(o) < PIECE_MAX &&
+			    now - sl->last_progress < PROGRESS_INTERVAL_MS)
+				return 1;
+			if ((r = runner_seal_piece(rn, sl)) != ALX_OK) {
+				runner_output_refused(o, alx_errname(r));
+				return 0;
+			}
+		}
+		r = item_put(&rn->cs, &sl->piece, &cause);
+		free(cause);
+		cause = NULL;
+		if (r == ALX_OK) {
+			runner_output_posted(o, &sl->pc, sl->piece.it.hash);
+			item_sealed_free(&sl->piece);
+			sl->has_piece = 0;
+			sl->last_progress = now;
+			if (sl->waiting) {
+				log_info("job %s: the relay is back",
+				    sl->job.job_id);
+				sl->waiting = 0;
+			}
+			continue;
+		}
+		if (runner_post_transient(r)) {
+			runner_post_later(sl, "output", r);
+			return -1;
+		}
+		/* The relay takes no more of it: the session is full. */
+		log_warnx("job %s: output not taken (%s): the rest is dropped",
+		    sl->job.job_id, alx_errname(r));
+		runner_output_refused(o, r == ALX_ERR_TOO_LARGE ?
+		    "session_max" : alx_errname(r));
+		item_sealed_free(&sl->piece);
+		sl->has_piece = 0;
+		return 0;
+	}
+	return 1;
 }
 
 /* The result's env: how the job ran, without any path. */
@@ -482,58 +550,120 @@ runner_post_denied(struct runner *rn, const struct runner_slot *sl,
 	runner_egress_lines_free(lines, n);
 }
 
-/* A job in a slot ended: its result, then the slot is free again. */
+/* The slot is free again. */
 static void
-runner_finish(struct runner *rn, struct runner_slot *sl)
+runner_slot_done(struct runner *rn, struct runner_slot *sl)
+{
+	runner_audit(&rn->audit, sl->job.id, sl->job.author, sl->author_name,
+	    "job", alx_job_status_name(sl->status), NULL);
+	runner_post_denied(rn, sl, sl->denied);
+	sl->rm.files = NULL;
+	sl->rm.nfiles = 0;
+	alx_resultmeta_free(&sl->rm);
+	runner_out_free(&sl->files);
+	if (sl->has_piece)
+		item_sealed_free(&sl->piece);
+	runner_output_free(&sl->output);
+	runner_mark_running(rn, &sl->job, 0);
+	runner_tree_close(sl->tree);
+	runner_job_cleanup(&sl->job);
+	memset(sl, 0, sizeof(*sl));
+}
+
+/*
+ * A job in a slot ended: its result is made (but for the binding of its
+ * output, which is still being posted) and the slot drains.
+ */
+static void
+runner_ended(struct runner *rn, struct runner_slot *sl)
 {
 	struct sandbox_result	 res;
-	struct alx_resultmeta	 rm;
-	struct runner_out	 out;
 	char			 zip[PATH_MAX], *env, *tree;
-	uint64_t		 denied;
 
-	runner_progress(rn, sl, 1);
 	memset(&res, 0, sizeof(res));
 	if (sandbox_result(sl->job.sb, &res) != ALX_OK) {
 		res.status = ALX_JOB_INTERRUPTED;
 		snprintf(res.enforced, sizeof(res.enforced), "unknown");
 	}
-	denied = 0;
-	runner_egress_job_end(rn->egress, sl->job.job_id, &denied);
+	runner_output_end(&sl->output);
+	sl->status = res.status;
+	sl->denied = 0;
+	runner_egress_job_end(rn->egress, sl->job.job_id, &sl->denied);
 	tree = sl->tree != NULL ? runner_tree_report(sl->tree) : NULL;
 	env = runner_env_json(rn, res.enforced, tree);
 	free(tree);
-	memset(&out, 0, sizeof(out));
-	out.fd = -1;
+	memset(&sl->files, 0, sizeof(sl->files));
+	sl->files.fd = -1;
 	runner_pathf(zip, sizeof(zip), "%s/out.zip", sl->job.jobdir);
-	if (sl->return_out && runner_out_collect(&out, sl->job.outdir, zip,
-	    sl->item_max) != ALX_OK)
+	if (sl->return_out && runner_out_collect(&sl->files, sl->job.outdir,
+	    zip, sl->item_max) != ALX_OK)
 		log_warnx("job %s: its out files are over the limits; not "
 		    "returned", sl->job.job_id);
-	if (runner_job_result(&sl->job, &res, env, &rm) == ALX_OK) {
-		if (out.n > 0) {
-			rm.files = out.files;
-			rm.nfiles = out.n;
+	if (runner_job_result(&sl->job, &res, env, &sl->rm) == ALX_OK) {
+		if (sl->files.n > 0) {
+			sl->rm.files = sl->files.files;
+			sl->rm.nfiles = sl->files.n;
 		}
-		rm.denied = (int64_t)denied;
-		runner_post_result(rn, sl->job.id, sl->job.author,
-		    sl->job.kitem, &rm, out.n > 0 ? &out : NULL);
-		rm.files = NULL;
-		rm.nfiles = 0;
-		alx_resultmeta_free(&rm);
-	}
-	runner_audit(&rn->audit, sl->job.id, sl->job.author, sl->author_name,
-	    "job", alx_job_status_name(res.status), NULL);
-	runner_post_denied(rn, sl, denied);
-	runner_out_free(&out);
+		sl->rm.denied = (int64_t)sl->denied;
+	} else
+		sl->status = ALX_JOB_INTERRUPTED;
 	free(env);
 	sandbox_result_free(&res);
-	runner_mark_running(rn, &sl->job, 0);
-	runner_tree_close(sl->tree);
-	runner_job_cleanup(&sl->job);
-	alx_buf_free(&sl->pout);
-	alx_buf_free(&sl->perr);
-	memset(sl, 0, sizeof(*sl));
+	sl->state = SLOT_DRAINING;
+	sl->next_try = 0;
+}
+
+/* The rest of the output, then the result: the slot is then free. */
+static void
+runner_drain(struct runner *rn, struct runner_slot *sl)
+{
+	int	r;
+
+	if (runner_post_output(rn, sl, 1) != 0)
+		return;		/* more to post, or the relay is away */
+	runner_output_result(&sl->output, &sl->rm.output);
+	r = runner_post_result(rn, sl->job.id, sl->job.author, sl->job.kitem,
+	    &sl->rm, sl->files.n > 0 && sl->rm.nfiles > 0 ? &sl->files : NULL);
+	if (r == ALX_ERR_TOO_LARGE && sl->rm.nfiles > 0) {
+		/* No room for the files: the result without them. */
+		log_warnx("job %s: its files do not fit in the session; the "
+		    "result goes without them", sl->job.job_id);
+		sl->rm.files = NULL;
+		sl->rm.nfiles = 0;
+		free(sl->rm.err);
+		sl->rm.err = strdup("the job's files did not fit in the "
+		    "session; they were not returned");
+		r = runner_post_result(rn, sl->job.id, sl->job.author,
+		    sl->job.kitem, &sl->rm, NULL);
+	}
+	if (runner_post_transient(r)) {
+		runner_post_later(sl, "result", r);
+		return;
+	}
+	runner_slot_done(rn, sl);
+}
+
+/*
+ * Stopping with the relay away: the slots that still drain give up. What
+ * was not posted is dropped ("interrupted"); the result is kept in the
+ * state dir and posted at the next start.
+ */
+static void
+runner_give_up(struct runner *rn)
+{
+	struct runner_slot	*sl;
+	int			 i;
+
+	for (i = 0; i < rn->nslots; i++) {
+		sl = &rn->slots[i];
+		if (!sl->used || sl->state != SLOT_DRAINING)
+			continue;
+		runner_output_refused(&sl->output, "interrupted");
+		runner_output_result(&sl->output, &sl->rm.output);
+		runner_post_result(rn, sl->job.id, sl->job.author,
+		    sl->job.kitem, &sl->rm, NULL);
+		runner_slot_done(rn, sl);
+	}
 }
 
 /* Sandbox limits for a job from the session's limits and its asks. */
@@ -554,6 +684,8 @@ runner_job_limits(struct runner *rn, const struct alx_jobmeta *jm,
 		}
 		alx_private_free(&priv);
 	}
+	/* The output comes through the callback (runner-output.c). */
+	lim->out_cap = 1;
 	if (jm->timeout_s > 0 && jm->timeout_s * 1000 < lim->wall_ms)
 		lim->wall_ms = jm->timeout_s * 1000;
 	if (jm->memory_mb > 0 && ((uint64_t)jm->memory_mb << 20) <
@@ -631,6 +763,8 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	const struct alx_manifest *m = alx_view_manifest(&rn->cs.view);
 	struct alx_private	 priv;
 	struct runner_net	 net;
+	struct redact_rule	 rules[RUNNER_OUTPUT_RULES];
+	size_t			 nrules;
 	char			*cause = NULL;
 	int			 reason;
 	int			 r;
@@ -649,8 +783,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	sl->item_max = m->item_max;
 	snprintf(sl->author_name, sizeof(sl->author_name), "%s",
 	    author->cert.name);
-	alx_buf_init(&sl->pout, PROGRESS_MAX + 1);
-	alx_buf_init(&sl->perr, PROGRESS_MAX + 1);
+	runner_output_init(&sl->output);
 	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK) {
 		sl->return_out = priv.has_limits && priv.limits.return_out;
 		alx_private_free(&priv);
@@ -676,6 +809,22 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 		return;
 	}
 	runner_job_limits(rn, &sl->job.meta, &lim);
+	/*
+	 * Its whole output comes back, spooled here (outside the sandbox),
+	 * up to the session's largest item.
+	 */
+	nrules = runner_job_rules(&sl->job, rules, RUNNER_OUTPUT_RULES);
+	if ((r = runner_output_open(&sl->output, sl->job.jobdir, sl->item_max,
+	    rules, nrules)) != ALX_OK) {
+		log_warnx("job %s: cannot keep its output: %s", sl->job.job_id,
+		    alx_errname(r));
+		runner_refuse(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED);
+		runner_output_free(&sl->output);
+		runner_tree_close(sl->tree);
+		runner_job_cleanup(&sl->job);
+		memset(sl, 0, sizeof(*sl));
+		return;
+	}
 	runner_mark_running(rn, &sl->job, 1);
 	memset(&net, 0, sizeof(net));
 	net.egress = rn->egress;
@@ -698,6 +847,7 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 		free(cause);
 		runner_mark_running(rn, &sl->job, 0);
 		runner_refuse(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED);
+		runner_output_free(&sl->output);
 		runner_tree_close(sl->tree);
 		runner_job_cleanup(&sl->job);
 		memset(sl, 0, sizeof(*sl));
@@ -1003,7 +1153,8 @@ runner_on_event(struct csession *cs, const struct alx_view_event *ev,
 		runner_on_job(rn, &ev->item, ev->member);
 	else if (strcmp(ev->item.kind, "cancel") == 0 &&
 	    ev->item.has_reply_to &&
-	    (sl = runner_slot_by_job(rn, ev->item.reply_to)) != NULL) {
+	    (sl = runner_slot_by_job(rn, ev->item.reply_to)) != NULL &&
+	    sl->state == SLOT_RUNNING) {
 		log_info("job %s: cancelled by its sender", sl->job.job_id);
 		sandbox_cancel(sl->job.sb);
 	}
@@ -1017,22 +1168,31 @@ runner_on_event(struct csession *cs, const struct alx_view_event *ev,
 static int
 runner_step(struct runner *rn, int wait_ms)
 {
-	int	i, busy = 0, used = 0;
+	int	i, busy = 0, running = 0;
 
 	for (i = 0; i < rn->nslots; i++)
-		used += rn->slots[i].used;
+		running += rn->slots[i].used &&
+		    rn->slots[i].state == SLOT_RUNNING;
 	for (i = 0; i < rn->nslots; i++) {
 		struct runner_slot *sl = &rn->slots[i];
 
 		if (!sl->used)
 			continue;
-		if (sandbox_step(sl->job.sb, wait_ms / used) == 1) {
-			runner_finish(rn, sl);
+		busy = 1;
+		if (sl->state == SLOT_DRAINING) {
+			runner_drain(rn, sl);
 			continue;
 		}
-		busy = 1;
-		runner_progress(rn, sl, 0);
+		if (sandbox_step(sl->job.sb, wait_ms / running) == 1) {
+			runner_ended(rn, sl);
+			runner_drain(rn, sl);
+			continue;
+		}
+		runner_post_output(rn, sl, 0);
 	}
+	/* Only results waiting for the relay: do not spin. */
+	if (busy && running == 0)
+		usleep((useconds_t)wait_ms * 1000 / 4);
 	return busy;
 }
 
@@ -1106,8 +1266,11 @@ runner_run(struct runner *rn)
 				break;
 			if (runner_now_ms() >= stop_at)
 				for (i = 0; i < rn->nslots; i++)
-					if (rn->slots[i].used)
+					if (rn->slots[i].used &&
+					    rn->slots[i].state == SLOT_RUNNING)
 						sandbox_cancel(rn->slots[i].job.sb);
+			if (runner_now_ms() >= stop_at + DRAIN_GIVE_UP_MS)
+				runner_give_up(rn);
 			usleep(100 * 1000);
 			continue;
 		}

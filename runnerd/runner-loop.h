@@ -11,18 +11,36 @@
 #include "runnerd.h"
 #include "runner-python.h"
 
+/*
+ * A slot runs one job (RUNNING), then, once the job ended, posts what is
+ * left of its output and its result (DRAINING): a relay that is away
+ * holds the slot until it is back, as the relay counts the slot taken
+ * until the result.
+ */
+enum runner_slot_state {
+	SLOT_RUNNING = 0,
+	SLOT_DRAINING
+};
 struct runner_slot {
 	int			 used;
+	int			 state;
 	struct runner_job	 job;
-	struct alx_buf		 pout;		/* output not yet posted */
-	struct alx_buf		 perr;
-	int			 progress_cut;
+	struct runner_output	 output;	/* its stdout and stderr */
+	struct runner_piece	 pc;		/* the piece being posted */
+	struct item_sealed	 piece;		/* its progress item */
+	int			 has_piece;
 	int64_t			 last_progress;	/* ms */
-	int64_t			 pseq;
+	int64_t			 next_try;	/* ms: after a failed post */
+	int			 waiting;	/* said the relay is away */
 	int			 return_out;
 	int64_t			 item_max;
 	char			 author_name[ALX_DISPLAY_MAX + 1];
 	struct runner_tree	*tree;		/* tree: its sender's workspace */
+	/* DRAINING: the result, but for its output's binding. */
+	struct alx_resultmeta	 rm;
+	struct runner_out	 files;
+	uint64_t		 denied;
+	int			 status;	/* sandbox_status, for the audit */
 };
 
 /*

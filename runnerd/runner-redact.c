@@ -76,6 +76,102 @@ runner_redact(const char *text, size_t len, const struct redact_rule *rules,
 }
 
 /*
+ * A stream (a job's output as it comes, in pieces): the same replacements
+ * as runner_redact() over the whole text. A position is decided when the
+ * longest rule and the byte after it are in view, or when a line ends
+ * after it (no rule holds a CR or LF, so no match crosses one); what is
+ * not yet decided waits in the carry for the next piece (at most the
+ * longest rule's length), and the last piece decides the rest.
+ */
+int
+runner_redact_stream_init(struct redact_stream *rs,
+    const struct redact_rule *rules, size_t n)
+{
+	size_t	i, len;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->rules = rules;
+	rs->n = n;
+	rs->prev = -1;
+	for (i = 0; i < n; i++) {
+		if (rules[i].from == NULL || (len = strlen(rules[i].from)) == 0)
+			continue;
+		if (len > rs->maxfrom)
+			rs->maxfrom = len;
+		rs->first[(uint8_t)rules[i].from[0]] = 1;
+	}
+	if ((rs->carry = malloc(rs->maxfrom + 1)) == NULL)
+		return ALX_ERR_NOMEM;
+	alx_buf_init(&rs->work, 0);
+	return ALX_OK;
+}
+
+void
+runner_redact_stream_free(struct redact_stream *rs)
+{
+	free(rs->carry);
+	alx_buf_free(&rs->work);
+	memset(rs, 0, sizeof(*rs));
+}
+
+int
+runner_redact_stream(struct redact_stream *rs, const char *in, size_t len,
+    int final, struct alx_buf *out)
+{
+	const struct redact_rule	*r;
+	char				*text;
+	size_t				 total, i = 0, flen, lines, run;
+	size_t				 decided;
+	int				 err = 0;
+
+	/* One buffer for the stream's life: no allocation per piece. */
+	alx_buf_reset(&rs->work);
+	if (alx_buf_add(&rs->work, rs->carry, rs->ncarry) != 0 ||
+	    (len > 0 && alx_buf_add(&rs->work, in, len) != 0))
+		return ALX_ERR_NOMEM;
+	text = (char *)rs->work.data;
+	total = rs->work.len;
+	/* Positions before `decided` are: a line ends after them, or the
+	 * longest rule and the byte after it are in view. */
+	for (lines = total; lines > 0; lines--)
+		if (text[lines - 1] == '\n' || text[lines - 1] == '\r')
+			break;
+	decided = total > rs->maxfrom ? total - rs->maxfrom : 0;
+	if (lines > decided)
+		decided = lines;
+	if (final)
+		decided = total;
+	while (i < decided) {
+		/* A run of bytes no rule starts with goes out at once. */
+		for (run = i; run < decided && !rs->first[(uint8_t)text[run]];
+		    run++)
+			;
+		if (run > i) {
+			err |= alx_buf_add(out, text + i, run - i);
+			rs->prev = (unsigned char)text[run - 1];
+			i = run;
+			continue;
+		}
+		/* Only where a path can start, not inside another path. */
+		if ((rs->prev == -1 || (redact_boundary((char)rs->prev) &&
+		    rs->prev != '/')) &&
+		    (r = redact_match(text + i, total - i, rs->rules,
+		    rs->n)) != NULL) {
+			flen = strlen(r->from);
+			err |= alx_buf_addstr(out, r->to);
+			rs->prev = (unsigned char)r->from[flen - 1];
+			i += flen;
+			continue;
+		}
+		err |= alx_buf_addc(out, (uint8_t)text[i]);
+		rs->prev = (unsigned char)text[i++];
+	}
+	rs->ncarry = total - i;
+	memcpy(rs->carry, text + i, rs->ncarry);
+	return err != 0 ? ALX_ERR_NOMEM : ALX_OK;
+}
+
+/*
  * The session's Python runtime: the venv (or --python's prefix) on the
  * host and SANDBOX_PY_DIR inside. A prefix of /usr or /usr/local is the
  * system's own and stays (it would hide every system path).

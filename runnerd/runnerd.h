@@ -18,6 +18,23 @@ struct redact_rule {
 };
 char	*runner_redact(const char *, size_t, const struct redact_rule *,
 	    size_t, size_t *outlen);
+/* The same over a stream given in pieces (a job's output). */
+struct redact_stream {
+	const struct redact_rule *rules;	/* outlive the stream */
+	size_t			  n;
+	size_t			  maxfrom;	/* the longest rule */
+	char			 *carry;	/* not decided yet */
+	size_t			  ncarry;
+	int			  prev;		/* the byte before, or -1 */
+	uint8_t			  first[256];	/* bytes a rule starts with */
+	struct alx_buf		  work;
+};
+int	runner_redact_stream_init(struct redact_stream *,
+	    const struct redact_rule *, size_t n);
+/* Append to out what can be decided; final: everything left. */
+int	runner_redact_stream(struct redact_stream *, const char *in,
+	    size_t len, int final, struct alx_buf *out);
+void	runner_redact_stream_free(struct redact_stream *);
 struct runner_pyenv;
 /* Rules (at most max) for the Python runtime's folders: "$RUNTIME". */
 size_t	runner_redact_runtime(const struct runner_pyenv *,
@@ -140,6 +157,64 @@ int	runner_out_collect(struct runner_out *, const char *outdir,
 	    const char *zippath, int64_t max);
 void	runner_out_free(struct runner_out *);
 
+/* runner-output.c */
+#define RUNNER_OUTPUT_RULES	12
+struct runner_output {
+	int			 open;
+	int			 ended;		/* the job's pipes closed */
+	int			 closed;	/* the relay takes no more */
+	int			 fd[ALX_OUT_STREAMS];	/* spools */
+	int			 piece_fd;
+	int64_t			 cap;		/* bytes spooled at most */
+	int64_t			 last_add;	/* ms: output last came */
+	int64_t			 written[ALX_OUT_STREAMS];
+	int64_t			 posted[ALX_OUT_STREAMS];
+	int64_t			 dropped[ALX_OUT_STREAMS];
+	struct alx_sha256_ctx	 sha[ALX_OUT_STREAMS];	/* posted bytes */
+	int64_t			 seq;		/* progress items posted */
+	uint8_t			 last[ALX_HASH_LEN];
+	char			 cut[ALX_REASON_MAX + 1];
+	struct redact_rule	 rules[RUNNER_OUTPUT_RULES];
+	size_t			 nrules;
+	struct redact_stream	 red[ALX_OUT_STREAMS];
+	struct alx_buf		 scratch;	/* redacted, to the spool */
+};
+/* One progress item's worth: its meta, and its payload in fd. */
+struct runner_piece {
+	struct alx_progressmeta	 pm;
+	int			 fd;
+	int64_t			 size;
+	struct alx_sha256_ctx	 sha[ALX_OUT_STREAMS];	/* if posted */
+};
+void	runner_output_init(struct runner_output *);
+/* Spools in jobdir; at most cap bytes; rules are copied. */
+int	runner_output_open(struct runner_output *, const char *jobdir,
+	    int64_t cap, const struct redact_rule *, size_t nrules);
+void	runner_output_free(struct runner_output *);
+/* The sandbox's output callback's work: stream 1 or 2. */
+void	runner_output_add(struct runner_output *, int stream, const char *,
+	    size_t, int64_t now_ms);
+/*
+ * Nothing came for a moment: a line still open (no newline yet, held back
+ * for the redaction) is let out as it stands.
+ */
+void	runner_output_idle(struct runner_output *, int64_t now_ms);
+/* The job's pipes are closed: the redaction's last bytes. */
+void	runner_output_end(struct runner_output *);
+/* Bytes spooled and not yet posted. */
+int64_t	runner_output_pending(const struct runner_output *);
+/* The next piece (at most max bytes); ALX_ERR_NOT_FOUND: nothing to post. */
+int	runner_output_piece(struct runner_output *,
+	    const uint8_t job[ALX_ID_LEN], int64_t max, struct runner_piece *);
+/* The relay took the piece, as the item whose hash() is given. */
+void	runner_output_posted(struct runner_output *, struct runner_piece *,
+	    const uint8_t hash[ALX_HASH_LEN]);
+/* The relay takes no more of it (why: a limit's name): the rest drops. */
+void	runner_output_refused(struct runner_output *, const char *why);
+/* The result's binding of what was posted. */
+void	runner_output_result(struct runner_output *,
+	    struct alx_result_output *);
+
 /* runner-conf.c */
 typedef int (*runner_conf_set)(void *arg, const char *key, const char *val);
 int	runner_conf_parse(const char *path, runner_conf_set, void *arg,
@@ -198,7 +273,8 @@ int	runner_job_result(struct runner_job *, const struct sandbox_result *,
 int	runner_refusal(const struct alx_item *job, int reason,
 	    struct alx_resultmeta *);
 void	runner_job_cleanup(struct runner_job *);
-/* Job text for a result or progress: capped, UTF-8, paths redacted. */
-char	*runner_job_text(const struct runner_job *, const char *, size_t);
+/* The redaction rules for a job's text and output (at most max). */
+size_t	runner_job_rules(const struct runner_job *, struct redact_rule *,
+	    size_t max);
 
 #endif /* ALX_RUNNERD_H */

@@ -49,6 +49,28 @@ struct alx_result_file {
 	char	*name;
 	int64_t	 size;
 };
+
+/*
+ * A job's whole output (section 8.3). It travels in the job's progress
+ * items, each carrying the next stretch of stdout and of stderr as its
+ * payload; the result binds them: how many progress items, the hash of the
+ * last, and for each stream its size, SHA-256 and the bytes the job wrote
+ * that did not come back (dropped, because of `cut`: a limit's error name,
+ * such as too_large).
+ */
+enum { ALX_OUT_STDOUT = 0, ALX_OUT_STDERR, ALX_OUT_STREAMS };
+struct alx_result_stream {
+	int64_t	 size;
+	uint8_t	 sha256[ALX_HASH_LEN];
+	int64_t	 dropped;
+};
+struct alx_result_output {
+	int			 has;		/* the member is there */
+	int64_t			 progress;	/* progress items: 1..progress */
+	uint8_t			 last[ALX_HASH_LEN];	/* hash() of the last */
+	struct alx_result_stream s[ALX_OUT_STREAMS];
+	char			 cut[ALX_REASON_MAX + 1];	/* "" or a name */
+};
 struct alx_resultmeta {
 	uint8_t			 job[ALX_ID_LEN];
 	uint8_t			 job_hash[ALX_HASH_LEN];
@@ -57,10 +79,11 @@ struct alx_resultmeta {
 	int			 has_exit;
 	int64_t			 exit_code;
 	int64_t			 signal;
-	char			*out;
-	char			*err;
+	char			*out;	/* the runner's words, not the */
+	char			*err;	/* job's output (output): "" or text */
 	int			 out_truncated;
 	int			 err_truncated;
+	struct alx_result_output output;
 	int64_t			 duration_ms;
 	int64_t			 peak_memory;	/* bytes; -1 unknown */
 	struct alx_result_file	*files;
@@ -77,11 +100,15 @@ int	alx_resultmeta_decode(struct alx_resultmeta *, const char *json,
 int	alx_resultmeta_check_job(const struct alx_resultmeta *,
 	    const uint8_t id[ALX_ID_LEN], const uint8_t hash[ALX_HASH_LEN]);
 
+/*
+ * A progress item: the next stretch of the job's output, its payload: size
+ * (out) bytes of stdout, then size (err) bytes of stderr. seq counts a
+ * job's progress items from 1.
+ */
 struct alx_progressmeta {
 	uint8_t	 job[ALX_ID_LEN];
 	int64_t	 seq;
-	char	*out;
-	char	*err;
+	int64_t	 size[ALX_OUT_STREAMS];
 };
 void	alx_progressmeta_free(struct alx_progressmeta *);
 int	alx_progressmeta_encode(const struct alx_progressmeta *, char **json,

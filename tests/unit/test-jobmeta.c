@@ -137,6 +137,39 @@ main(void)
 	alx_resultmeta_free(&rgot);
 	free(json);
 	alx_resultmeta_free(&rm);
+	/* The whole output, bound by the result. */
+	memset(&rm, 0, sizeof(rm));
+	memcpy(rm.job, id, sizeof(id));
+	memcpy(rm.job_hash, hash, sizeof(hash));
+	rm.status = ALX_JOB_COMPLETED;
+	rm.output.has = 1;
+	rm.output.progress = 3;
+	memset(rm.output.last, 7, sizeof(rm.output.last));
+	rm.output.s[0].size = 300000;
+	rm.output.s[0].dropped = 5;
+	memset(rm.output.s[0].sha256, 1, ALX_HASH_LEN);
+	memset(rm.output.s[1].sha256, 2, ALX_HASH_LEN);
+	snprintf(rm.output.cut, sizeof(rm.output.cut), "item_max");
+	is_int(alx_resultmeta_encode(&rm, &json, &len), ALX_OK,
+	    "a result with its output encodes");
+	is_int(alx_resultmeta_decode(&rgot, json, len), ALX_OK,
+	    "and decodes");
+	ok(rgot.output.has && rgot.output.progress == 3 &&
+	    memcmp(rgot.output.last, rm.output.last, ALX_HASH_LEN) == 0 &&
+	    rgot.output.s[0].size == 300000 && rgot.output.s[0].dropped == 5 &&
+	    rgot.output.s[1].size == 0 &&
+	    memcmp(rgot.output.s[1].sha256, rm.output.s[1].sha256,
+	    ALX_HASH_LEN) == 0 && strcmp(rgot.output.cut, "item_max") == 0,
+	    "output round trip: progress count, last hash, sizes, hashes, cut");
+	alx_resultmeta_free(&rgot);
+	free(json);
+	alx_resultmeta_free(&rm);
+	s = "{\"v\":1,\"job\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"job_hash\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"status\":\"completed\",\"stdout\":\"\",\"stderr\":\"\",\"stdout_truncated\":false,\"stderr_truncated\":false,\"output\":{\"progress\":1,\"stdout\":{\"size\":0,\"sha256\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"dropped\":0},\"stderr\":{\"size\":0,\"sha256\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"dropped\":0}},\"duration_ms\":0,\"peak_memory\":-1}";
+	is_int(alx_resultmeta_decode(&rgot, s, strlen(s)), ALX_ERR_MISSING,
+	    "progress items without the last one's hash: refused");
+	s = "{\"v\":1,\"job\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"job_hash\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"status\":\"completed\",\"stdout\":\"\",\"stderr\":\"\",\"stdout_truncated\":false,\"stderr_truncated\":false,\"output\":{\"progress\":0,\"stdout\":{\"size\":-1,\"sha256\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"dropped\":0},\"stderr\":{\"size\":0,\"sha256\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"dropped\":0}},\"duration_ms\":0,\"peak_memory\":-1}";
+	is_int(alx_resultmeta_decode(&rgot, s, strlen(s)), ALX_ERR_RANGE,
+	    "a negative size: refused");
 	s = "{\"v\":1,\"job\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"job_hash\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\",\"status\":\"lost\",\"stdout\":\"\",\"stderr\":\"\",\"stdout_truncated\":false,\"stderr_truncated\":false,\"duration_ms\":0,\"peak_memory\":-1}";
 	is_int(alx_resultmeta_decode(&rgot, s, strlen(s)), ALX_ERR_INVALID,
 	    "a runner cannot report 'lost'");
@@ -144,13 +177,15 @@ main(void)
 	memset(&pm, 0, sizeof(pm));
 	memcpy(pm.job, id, sizeof(id));
 	pm.seq = 4;
-	pm.out = strdup("partial");
+	pm.size[ALX_OUT_STDOUT] = 1000;
+	pm.size[ALX_OUT_STDERR] = 24;
 	is_int(alx_progressmeta_encode(&pm, &json, &len), ALX_OK,
 	    "progress encodes");
 	is_int(alx_progressmeta_decode(&pgot, json, len), ALX_OK,
 	    "progress decodes");
-	ok(pgot.seq == 4 && strcmp(pgot.out, "partial") == 0 &&
-	    strcmp(pgot.err, "") == 0, "progress round trip");
+	ok(pgot.seq == 4 && pgot.size[ALX_OUT_STDOUT] == 1000 &&
+	    pgot.size[ALX_OUT_STDERR] == 24 &&
+	    memcmp(pgot.job, id, sizeof(id)) == 0, "progress round trip");
 	alx_progressmeta_free(&pgot);
 	alx_progressmeta_free(&pm);
 	free(json);
