@@ -17,6 +17,8 @@
 #include "client.h"
 #include "client-job.h"
 
+#define JOB_OUTAGE_PAUSE_MAX	10	/* s between tries while the relay is away */
+
 /* Append one wrap of the job key to a runner, the owner or the sender. */
 static int
 job_wrap_add(struct alx_item *it, const char *to, const uint8_t kx[32],
@@ -251,15 +253,97 @@ job_follow_event(struct csession *cs, const struct alx_view_event *ev,
 	return 1;
 }
 
+/*
+ * The job's state at the relay ("waiting", "claimed", "done", "expired"):
+ * 0, or the relay's error.
+ */
+static int
+job_state(struct csession *cs, const uint8_t id[ALX_ID_LEN], char *state,
+    size_t len)
+{
+	struct http_resp	 resp;
+	struct alx_json		*j = NULL;
+	char			 path[160], idtxt[ALX_FP_STRLEN + 1], *s = NULL;
+	int			 arr, r;
+
+	alx_b64_encode(idtxt, id, ALX_ID_LEN);
+	csess_path(cs, path, sizeof(path), "/jobs/%s", idtxt);
+	r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1, 65536, &resp);
+	if (r == 0 && (r = alx_json_parse(&j, (const char *)resp.body.data,
+	    resp.body.len, NULL)) == 0) {
+		if ((arr = alx_json_obj_get(j, 0, "jobs")) < 0 ||
+		    alx_json_arr_len(j, arr) < 1)
+			r = ALX_ERR_NOT_FOUND;
+		else if ((r = alx_json_get_str(j, alx_json_arr_at(j, arr, 0),
+		    "state", &s, 16)) == 0)
+			snprintf(state, len, "%s", s);
+	}
+	free(s);
+	alx_json_free(j);
+	http_resp_free(&resp);
+	return r;
+}
+
+/* The relay is away: say so once, wait a little longer each time. */
+struct job_outage {
+	int	down;
+	int	pause;		/* s */
+};
+
+static void
+job_outage_wait(struct job_outage *o, int err, int left)
+{
+	if (!o->down++)
+		out_warn("the relay is unavailable (%s); retrying until the "
+		    "timeout (%d s left)", alx_errname(err), left);
+	sleep((unsigned)(o->pause < left ? o->pause : left));
+	if ((o->pause *= 2) > JOB_OUTAGE_PAUSE_MAX)
+		o->pause = JOB_OUTAGE_PAUSE_MAX;
+}
+
+static void
+job_outage_over(struct job_outage *o, const struct csession *cs)
+{
+	if (o->down)
+		out_warn("the relay is back; resuming after event %lld",
+		    (long long)cs->view.cursor);
+	o->down = 0;
+	o->pause = 1;
+}
+
+/*
+ * Past the job's not-after time nobody can claim it any more: unless a
+ * runner holds it, it expired (1).
+ */
+static int
+job_expired(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+    int64_t not_after, int *held)
+{
+	char	state[16];
+
+	if (*held || not_after == 0 || http_now(&cs->http) <= not_after)
+		return 0;
+	if (job_state(cs, id, state, sizeof(state)) != 0)
+		return 0;		/* asked again on the next turn */
+	if (strcmp(state, "claimed") == 0 || strcmp(state, "done") == 0) {
+		*held = 1;
+		return 0;
+	}
+	return strcmp(state, "expired") == 0 || strcmp(state, "waiting") == 0;
+}
+
 int
 job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
     const uint8_t hash[ALX_HASH_LEN], int64_t timeout_s, int print,
     struct job_outcome *out)
 {
-	struct job_follow	f;
-	char			idtxt[ALX_FP_STRLEN + 1];
-	time_t			end = time(NULL) + (time_t)timeout_s;
-	int			r, left;
+	const struct alx_view_job	*vj;
+	struct job_follow		 f;
+	struct job_outage		 o = { 0, 1 };
+	char				 idtxt[ALX_FP_STRLEN + 1];
+	time_t				 end = time(NULL) + (time_t)timeout_s;
+	int64_t				 not_after = 0, wait;
+	int				 r, left, held = 0;
 
 	memset(&f, 0, sizeof(f));
 	memset(out, 0, sizeof(*out));
@@ -278,17 +362,37 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 			return ALX_ERR_EXPIRED;
 		if (exec_interrupted)
 			return ALX_ERR_IO;
-		if (jobout_pending(&out->out)) {
-			if ((r = jobout_retry(&out->out, cs)) != 0) {
-				if (!jobout_transient(r))
-					return r;
-				sleep(1);
-				continue;
-			}
+		if (not_after == 0 && (vj = alx_view_job(&cs->view, id)) != NULL)
+			not_after = vj->not_after;
+		/* Output means a runner has it; else, after not_after, ask. */
+		if (out->out.nprog > 0)
+			held = 1;
+		if (job_expired(cs, id, not_after, &held)) {
+			out->unclaimed = 1;
+			return ALX_ERR_EXPIRED;
 		}
-		r = csess_poll(cs, left > 25 ? 25 : left, job_follow_event, &f);
-		if (r != 0 && r != 1)
-			return r;
+		if (jobout_pending(&out->out) &&
+		    (r = jobout_retry(&out->out, cs)) != 0) {
+			if (!jobout_transient(r))
+				return r;
+			job_outage_wait(&o, r, left);
+			continue;
+		}
+		/* Wake up at the not-after time to ask then. */
+		wait = left > 25 ? 25 : left;
+		if (!held && not_after > 0 && not_after - http_now(&cs->http) +
+		    1 < wait)
+			wait = not_after - http_now(&cs->http) + 1;
+		if (wait < 1)
+			wait = 1;
+		r = csess_poll(cs, (int)wait, job_follow_event, &f);
+		if (r != 0 && r != 1) {
+			if (!jobout_transient(r))
+				return r;
+			job_outage_wait(&o, r, left);
+			continue;
+		}
+		job_outage_over(&o, cs);
 	}
 	if (f.err != 0)
 		return f.err;

@@ -71,6 +71,7 @@ struct job_outcome {
 	uint8_t			result_id[ALX_ID_LEN];
 	char			runner[ALX_DISPLAY_MAX + 1];
 	struct jobout		out;		/* what came of its output */
+	int			unclaimed;	/* expired: no runner took it */
 };
 
 /* Seal, wrap, sign and post a job; ALX_ERR_NOT_FOUND: no runner to wrap to. */

@@ -48,6 +48,12 @@ cmd_result_exec(struct client_ctx *ctx)
 		r = out_fail(r, "no job %s in this session", ctx->args.pos[0]);
 		goto out;
 	}
+	if (r == ALX_ERR_EXPIRED && o.unclaimed) {
+		out_fail(ALX_ERR_EXPIRED, "job %s expired: no runner took it "
+		    "in time, and none will", ctx->args.pos[0]);
+		r = RUN_EXIT_LOST;
+		goto out;
+	}
 	if (r == ALX_ERR_EXPIRED) {
 		r = out_fail(ALX_ERR_EXPIRED, "no result yet for job %s",
 		    ctx->args.pos[0]);

@@ -26,9 +26,9 @@ static const struct cmd_opt cmd_run_opts[] = {
 	    "only approved runner)" },
 	{ "shell", "FILE", 0, "send the shell script FILE as the command" },
 	{ "timeout", "DURATION", 0, "give up waiting for the result after "
-	    "this long (default 2h)" },
+	    "this long, riding out a relay outage meanwhile (default 2h)" },
 	{ "wait-runner", "DURATION", 0, "how long the job may wait for a free "
-	    "runner before it expires (default 10m)" },
+	    "runner before it expires, which ends the run (default 10m)" },
 	/* tree: the working tree options (client-tree.c) */
 	{ "tree", NULL, 0, "send the working tree to this sender's workspace "
 	    "on the runner (default: off)" },
@@ -599,6 +599,12 @@ again:
 		goto close;
 	}
 	r = job_wait(&cs, posted.id, posted.hash, timeout_s, 1, &o);
+	if (r == ALX_ERR_EXPIRED && o.unclaimed) {
+		out_fail(ALX_ERR_EXPIRED, "no runner took job %s within "
+		    "--wait-runner; it expired and will not run", idtxt);
+		r = RUN_EXIT_LOST;
+		goto close;
+	}
 	if (r == ALX_ERR_EXPIRED) {
 		r = out_fail(ALX_ERR_EXPIRED, "no result within the timeout; "
 		    "the job is %s (airlox result --wait picks it up)", idtxt);

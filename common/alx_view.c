@@ -336,6 +336,7 @@ alx_view_note_job(struct alx_view *v, const struct alx_item *it)
 	memcpy(nj->author, it->author, ALX_FP_LEN);
 	memcpy(nj->kc, it->kc, ALX_HASH_LEN);
 	nj->is_label = it->job.is_label;
+	nj->not_after = it->job.not_after;
 	/* Only the wraps this participant could open. */
 	for (i = 0; i < it->job.nwraps && nj->nwraps < 2; i++)
 		if ((v->role == ALX_ROLE_OWNER &&

@@ -80,6 +80,7 @@ struct alx_view_job {
 	struct alx_wrap	  wraps[2];
 	size_t		  nwraps;
 	int		  is_label;
+	int64_t		  not_after;	/* no claim after this time */
 	uint8_t		(*runners)[ALX_FP_LEN];	/* fingerprints it is wrapped to */
 	size_t		  nrunners;
 	int		  has_result;

@@ -31,7 +31,7 @@ AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name box --sandbox process \
     >>"$T/runner.log" 2>&1 &
 RUNNER_PID=$!
 EXTRA_PIDS="$EXTRA_PIDS $RUNNER_PID"
-wait_for joined box && INV=$OWNER ax alice session approve box >/dev/null
+wait_for joined box && INV=$OWNER ax alice session approve --accept-weaker box >/dev/null
 ok $? "a runner joined and was approved"
 
 run() {	# run OUT [ARGS...]: airlox run as bob; stdout in $T/OUT.out
@@ -122,7 +122,7 @@ AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name wide --sandbox process \
     --allow-weaker-sandbox --state-dir "$T/state3" --work-root "$T/work3" \
     >>"$T/runner3.log" 2>&1 &
 EXTRA_PIDS="$EXTRA_PIDS $!"
-wait_for joined wide && INV=$OWNER ax erin session approve wide >/dev/null
+wait_for joined wide && INV=$OWNER ax erin session approve --accept-weaker wide >/dev/null
 ok $? "a session with 100 MB items, and its runner"
 LARGE=64000000
 python3 - "$AX" "$T" "$SENDER" "$LARGE" <<'PY' >"$T/large.rss"
@@ -151,7 +151,7 @@ AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name small --sandbox process \
     --allow-weaker-sandbox --state-dir "$T/state2" --work-root "$T/work2" \
     >>"$T/runner2.log" 2>&1 &
 EXTRA_PIDS="$EXTRA_PIDS $!"
-wait_for joined small && INV=$OWNER ax carol session approve small >/dev/null
+wait_for joined small && INV=$OWNER ax carol session approve --accept-weaker small >/dev/null
 ok $? "a second session, 6 MB in all, and its runner"
 INV=$SENDER ax dave run --timeout 300s --on small -- head -c 10000000 /dev/zero \
     >"$T/f1.out" 2>"$T/f1.err"
