@@ -597,10 +597,8 @@ main(int argc, char **argv)
 			alx_invite_wipe(&ti);
 			runner_state_ended(&rn, sidtxt);
 		}
-		runner_egress_stop(rn.egress);
-		alx_wipe_str(invite);
-		runner_cfg_free(&cfg);
-		return 0;
+		rn.ended = 0;		/* its state is removed already */
+		goto done;
 	}
 	if (r != 0)
 		fatalx("cannot join the session: %s", alx_errname(r));
@@ -629,6 +627,7 @@ main(int argc, char **argv)
 	runner_notify("STOPPING=1");
 	snprintf(sidtxt, sizeof(sidtxt), "%s", rn.cs.sidstr);
 
+done:
 	csess_close(&rn.cs);
 	if (rn.ended)
 		runner_state_ended(&rn, sidtxt);

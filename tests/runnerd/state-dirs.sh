@@ -111,4 +111,5 @@ like "$(cat "$T/again.log")" 'session .* of this state dir ended: nothing to run
     "saying its session ended"
 airlox run --timeout 120s --on dbox -- echo dbox last >"$T/d3.out" 2>&1
 like "$(cat "$T/d3.out")" '^dbox last$' "dbox still works"
+[ $tap_failed -ne 0 ] && grep -v " info: " "$T/cbox.log" | head -n 40 | sed 's/^/#   cbox: /'
 done_testing
