@@ -18,6 +18,7 @@
 #include "client-job.h"
 
 #define JOB_OUTAGE_PAUSE_MAX	10	/* s between tries while the relay is away */
+#define JOB_EXPIRED_GRACE	10	/* s for a runner's refusal of an expired job */
 
 /* Append one wrap of the job key to a runner, the owner or the sender. */
 static int
@@ -313,15 +314,20 @@ job_outage_over(struct job_outage *o, const struct csession *cs)
 
 /*
  * Past the job's not-after time nobody can claim it any more: unless a
- * runner holds it, it expired (1).
+ * runner holds it, it expired (1). A runner that sees it then answers
+ * with a signed refusal (expired); give it JOB_EXPIRED_GRACE to do so,
+ * counted from when this wait began if that was later.
  */
 static int
 job_expired(struct csession *cs, const uint8_t id[ALX_ID_LEN],
-    int64_t not_after, int *held)
+    int64_t not_after, int64_t since, int *held)
 {
 	char	state[16];
 
-	if (*held || not_after == 0 || http_now(&cs->http) <= not_after)
+	if (since > not_after)
+		not_after = since;
+	if (*held || not_after == 0 || http_now(&cs->http) <= not_after +
+	    JOB_EXPIRED_GRACE)
 		return 0;
 	if (job_state(cs, id, state, sizeof(state)) != 0)
 		return 0;		/* asked again on the next turn */
@@ -329,7 +335,7 @@ job_expired(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 		*held = 1;
 		return 0;
 	}
-	return strcmp(state, "expired") == 0 || strcmp(state, "waiting") == 0;
+	return strcmp(state, "expired") == 0;
 }
 
 int
@@ -342,7 +348,7 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 	struct job_outage		 o = { 0, 1 };
 	char				 idtxt[ALX_FP_STRLEN + 1];
 	time_t				 end = time(NULL) + (time_t)timeout_s;
-	int64_t				 not_after = 0, wait;
+	int64_t				 not_after = 0, wait, since;
 	int				 r, left, held = 0;
 
 	memset(&f, 0, sizeof(f));
@@ -352,6 +358,7 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 	f.id = id;
 	f.hash = hash;
 	f.out = &out->out;
+	since = http_now(&cs->http);
 	/* A fresh view reads the whole log first (the result may be there). */
 	if (cs->view.cursor == 0 && (r = csess_replay(cs, job_follow_event,
 	    &f)) != 0 && r != 1)
@@ -367,7 +374,7 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 		/* Output means a runner has it; else, after not_after, ask. */
 		if (out->out.nprog > 0)
 			held = 1;
-		if (job_expired(cs, id, not_after, &held)) {
+		if (job_expired(cs, id, not_after, since, &held)) {
 			out->unclaimed = 1;
 			return ALX_ERR_EXPIRED;
 		}
@@ -378,11 +385,12 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 			job_outage_wait(&o, r, left);
 			continue;
 		}
-		/* Wake up at the not-after time to ask then. */
+		/* Wake up when the job may have expired, to ask then. */
 		wait = left > 25 ? 25 : left;
-		if (!held && not_after > 0 && not_after - http_now(&cs->http) +
-		    1 < wait)
-			wait = not_after - http_now(&cs->http) + 1;
+		if (!held && not_after > 0 && (not_after > since ? not_after :
+		    since) + JOB_EXPIRED_GRACE - http_now(&cs->http) + 1 < wait)
+			wait = (not_after > since ? not_after : since) +
+			    JOB_EXPIRED_GRACE - http_now(&cs->http) + 1;
 		if (wait < 1)
 			wait = 1;
 		r = csess_poll(cs, (int)wait, job_follow_event, &f);
