@@ -14,11 +14,12 @@
 #include "airlox.h"
 #include "client.h"
 #include "client-job.h"
+#include "util/runopt.h"
 
 #define MACHINE_JOIN_WAIT	600	/* s, for the runner to join */
 
 static const struct cmd_opt cmd_machine_add_opts[] = {
-	{ "sandbox", "local|docker|process", 0, "the runner's sandbox "
+	{ "sandbox", runopt_sandbox_arg, 0, "the runner's sandbox "
 	    "(default: docker with --image, else local)" },
 	{ "image", "IMAGE", 0, "the Docker image jobs run in (implies "
 	    "--sandbox docker)" },
@@ -102,27 +103,30 @@ machine_confirm(struct client_ctx *ctx, const char *name, const char *fps)
 static const char *
 machine_sandbox(struct client_ctx *ctx)
 {
-	const char	*sb = args_get(&ctx->args, "sandbox");
-	const char	*img = args_get(&ctx->args, "image");
+	const struct runopt_sandbox	*s;
+	const char			*sb = args_get(&ctx->args, "sandbox");
+	const char			*img = args_get(&ctx->args, "image");
+	char				 names[64];
 
 	if (sb == NULL)
-		sb = img != NULL ? "docker" : "local";
-	if (strcmp(sb, "local") != 0 && strcmp(sb, "docker") != 0 &&
-	    strcmp(sb, "process") != 0) {
-		out_usage("--sandbox %s: local, docker or process", sb);
+		s = img != NULL ? runopt_sandbox_with(RUNOPT_SB_IMAGE) :
+		    &runopt_sandboxes[0];
+	else if ((s = runopt_sandbox_find(sb)) == NULL) {
+		runopt_sandbox_names(", ", names, sizeof(names));
+		out_usage("--sandbox %s: one of %s", sb, names);
 		return NULL;
 	}
-	if (img != NULL && strcmp(sb, "docker") != 0) {
-		out_usage("--image %s runs jobs in Docker: it cannot go with "
-		    "--sandbox %s", img, sb);
+	if (img != NULL && !(s->flags & RUNOPT_SB_IMAGE)) {
+		out_usage("--image %s runs jobs in an image: it cannot go "
+		    "with --sandbox %s", img, s->name);
 		return NULL;
 	}
-	if (img == NULL && strcmp(sb, "docker") == 0) {
-		out_usage("--sandbox docker needs --image IMAGE, the image "
-		    "jobs run in");
+	if (img == NULL && (s->flags & RUNOPT_SB_IMAGE)) {
+		out_usage("--sandbox %s needs --image IMAGE, the image jobs "
+		    "run in", s->name);
 		return NULL;
 	}
-	return sb;
+	return s->name;
 }
 
 static char *

@@ -28,12 +28,13 @@
 #include "client-job.h"
 #include "runner-unit.h"
 #include "runner-plist.h"
+#include "util/runopt.h"
 
 static const struct cmd_opt cmd_runner_install_opts[] = {
 	{ "code", "CODE", 0, "receive the runner invite with a one-time code" },
 	{ "labels", "A,B", 0, "labels jobs may target (default: none)" },
 	{ "concurrency", "N", 0, "job slots (default: 1)" },
-	{ "sandbox", "local|process|docker", 0, "how jobs run (default: "
+	{ "sandbox", runopt_sandbox_arg, 0, "how jobs run (default: "
 	    "local)" },
 	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
 	{ "workspace", NULL, 0, "keep a workspace per sender between jobs" },
@@ -419,6 +420,7 @@ install_find_runnerd(char *runnerd, size_t len)
 static int
 cmd_runner_install_exec(struct client_ctx *ctx)
 {
+	const struct runopt_sandbox *s;
 	const char	*v, *opts[24];
 	char		 state[PATH_MAX], invpath[PATH_MAX + 16];
 	char		 runnerd[PATH_MAX];
@@ -475,9 +477,11 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 		goto out;
 	}
 	if (launchd && (v = args_get(&ctx->args, "sandbox")) != NULL &&
-	    strcmp(v, "process") != 0) {
-		r = out_usage("--launchd: the agent runs jobs in the process "
-		    "sandbox (macOS has no other)");
+	    ((s = runopt_sandbox_find(v)) == NULL ||
+	    !(s->flags & RUNOPT_SB_PORTABLE))) {
+		r = out_usage("--launchd: the agent runs jobs in the %s "
+		    "sandbox (macOS has no other)",
+		    runopt_sandbox_with(RUNOPT_SB_PORTABLE)->name);
 		goto out;
 	}
 	nopts = install_options(ctx, !launchd, opts,

@@ -20,6 +20,7 @@
 
 #include "airlox.h"
 #include "client.h"
+#include "util/runopt.h"
 
 #define RUNNER_ARGV_MAX	64
 
@@ -27,7 +28,7 @@ static const struct cmd_opt cmd_runner_join_opts[] = {
 	{ "code", "CODE", 0, "receive the runner invite with a one-time code" },
 	{ "labels", "A,B", 0, "labels jobs may target (default: none)" },
 	{ "concurrency", "N", 0, "job slots (default: 1)" },
-	{ "sandbox", "local|process|docker", 0, "how jobs run (default: "
+	{ "sandbox", runopt_sandbox_arg, 0, "how jobs run (default: "
 	    "local)" },
 	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
 	{ "workspace", NULL, 0, "keep a workspace per sender between jobs" },
@@ -210,7 +211,7 @@ const struct cmd_entry cmd_runner_serve_entry = {
 };
 
 static const struct cmd_opt cmd_runner_verify_opts[] = {
-	{ "sandbox", "local|process|docker", 0, "the sandbox to probe "
+	{ "sandbox", runopt_sandbox_arg, 0, "the sandbox to probe "
 	    "(default: local)" },
 	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
 	{ "state-dir", "DIR", 0, "the runner's state dir" },

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runopt.h"
 #include "runnerd.h"
 
 #define CONF_MAX_BYTES	(64 * 1024)
@@ -74,8 +75,7 @@ conf_check_concurrency(const char *v)
 static int
 conf_check_sandbox(const char *v)
 {
-	return strcmp(v, "local") == 0 || strcmp(v, "process") == 0 ||
-	    strcmp(v, "docker") == 0;
+	return runopt_sandbox_find(v) != NULL;
 }
 
 static int
@@ -156,7 +156,7 @@ static const struct runner_conf_key {
 	{ "LABELS",			conf_check_labels,	"comma-separated labels" },
 	{ "DESCRIPTION",		conf_check_text,	"a short text" },
 	{ "CONCURRENCY",		conf_check_concurrency,	"a number from 1 to 64" },
-	{ "SANDBOX",			conf_check_sandbox,	"local, process or docker" },
+	{ "SANDBOX",			conf_check_sandbox,	"a sandbox name (see --help)" },
 	{ "IMAGE",			conf_check_image,	"a Docker image name" },
 	{ "WORK_ROOT",			conf_check_abspath,	"an absolute path" },
 	{ "STATE_DIR",			conf_check_abspath,	"an absolute path" },

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "runopt.h"
 #include "runnerd.h"
 
 #ifndef ALX_SYSCONFDIR
@@ -52,7 +53,7 @@ static const struct runner_opt runner_opts[] = {
 	  "a short description shown to the session" },
 	{ "concurrency", "CONCURRENCY", NULL, "N",
 	  "job slots (default 1)" },
-	{ "sandbox", "SANDBOX", NULL, "local|process|docker",
+	{ "sandbox", "SANDBOX", NULL, runopt_sandbox_arg,
 	  "how jobs run (default local)" },
 	{ "image", "IMAGE", NULL, "IMG",
 	  "--sandbox docker: the image jobs run in (each job in a fresh "

@@ -747,3 +747,35 @@ runner_docker_adopt(const char *label, size_t *removed, char **cause)
 	runner_docker_close(d);
 	return r;
 }
+
+int
+runner_docker_join(const char *label, int python,
+    void (*say)(void *, const char *), void *arg, char **cause)
+{
+	char	version[32], line[256];
+	size_t	removed;
+	int	r;
+
+	if ((r = runner_docker_adopt(label, &removed, cause)) != 0) {
+		if (*cause == NULL)
+			*cause = strdup("cleanup failed");
+		return r;
+	}
+	if (removed > 0) {
+		snprintf(line, sizeof line, "removed %zu container(s) a "
+		    "previous run left", removed);
+		say(arg, line);
+	}
+	if (!python)
+		return 0;
+	if ((r = runner_docker_python(runner_docker_image(), version,
+	    sizeof version, cause)) != 0) {
+		if (*cause == NULL)
+			*cause = strdup("no python3 in the image");
+		return r;
+	}
+	snprintf(line, sizeof line, "image %s, python %s",
+	    runner_docker_image(), version);
+	say(arg, line);
+	return 0;
+}

@@ -160,6 +160,13 @@ int	runner_docker_python(const char *image, char *version, size_t vlen,
 	    char **cause);
 /* After joining: label jobs with label; remove what a previous run left. */
 int	runner_docker_adopt(const char *label, size_t *removed, char **cause);
+/*
+ * The backend's join: runner_docker_adopt(), then, when the session
+ * allows Python jobs, the image's python3 (runner_docker_python()); what
+ * was done is told to say(arg, line).
+ */
+int	runner_docker_join(const char *label, int python,
+	    void (*say)(void *, const char *), void *arg, char **cause);
 /* runner-dockerpy.c */
 struct runner_pyenv;
 struct runner_pyopts;

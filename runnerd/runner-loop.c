@@ -1061,8 +1061,8 @@ runner_python_sync(struct runner *rn, char **cause)
 	}
 	log_info("python: the session asks for %s with %zu package(s)",
 	    lim->runtime ? lim->runtime : "python3", lim->npackages);
-	/* docker: the image's python3, or a job image per allowlist. */
-	if (strcmp(rn->be->name, "docker") == 0)
+	/* The image's python3, or a job image per allowlist. */
+	if (rn->be->py == SANDBOX_PY_IMAGE)
 		r = runner_docker_pyenv(&rn->py, lim, &rn->pyopts, cause);
 	else
 		r = runner_pyenv_prepare(&rn->py, lim, &rn->pyopts, cause);

@@ -61,7 +61,7 @@ struct verify_ctx {
 	struct verify_probe	 probes[VERIFY_MAX_PROBES];
 	size_t			 nprobes;
 	char			 enforced[1024];
-	int			 docker;	/* the docker sandbox's layout */
+	const struct sandbox_backend *be;
 	char			 base[VERIFY_MAX_BASE][80]; /* name=outcome */
 	size_t			 nbase;
 };
@@ -74,7 +74,7 @@ static const char *const verify_common[] = {
 	"capabilities", "no_new_privs", "seccomp", "userns", "syscall32",
 	"io_uring", "nonroot", "tiocsti", NULL
 };
-static const char *const verify_docker[] = { "root_ro", NULL };
+static const char *const verify_container[] = { "root_ro", NULL };
 static const char *const verify_allow[] = {
 	"proxy_env", "proxy_allowed", "proxy_denied", "proxy_ip_literal",
 	"proxy_metadata", "proxy_sni", NULL
@@ -296,11 +296,8 @@ verify_argv(struct verify_ctx *v, const char **argv, size_t max,
 	size_t	n = 0, i, used = 0;
 	int	w;
 
-	if (v->docker ? sandbox_docker_mounts(net_mode == ALX_NET_FULL,
-	    mounts, mlen) != 0 ||
-	    sandbox_docker_devs(devs, dlen) != 0 :
-	    sandbox_linux_mounts(mounts, mlen) != 0 ||
-	    sandbox_linux_devs(devs, dlen) != 0)
+	if (v->be->mounts(net_mode == ALX_NET_FULL, mounts, mlen) != 0 ||
+	    v->be->devs(devs, dlen) != 0)
 		return ALX_ERR_TOO_LARGE;
 	envs[0] = '\0';
 	for (i = 0; fixed[i] != NULL; i++) {
@@ -344,7 +341,7 @@ verify_argv(struct verify_ctx *v, const char **argv, size_t max,
 		argv[n++] = "-a";
 		argv[n++] = allowed;
 	}
-	if (v->docker)
+	if (v->be->flags & SANDBOX_CONTAINER)
 		argv[n++] = "-k";
 	for (i = 0; i < v->nbase; i++) {
 		argv[n++] = "-b";
@@ -371,8 +368,9 @@ verify_complete(struct verify_ctx *v, int net_mode, const char *why)
 		verify_add(v, "FAIL", verify_common[i], why);
 	for (i = 0; extra != NULL && extra[i] != NULL; i++)
 		verify_add(v, "FAIL", extra[i], why);
-	for (i = 0; v->docker && verify_docker[i] != NULL; i++)
-		verify_add(v, "FAIL", verify_docker[i], why);
+	for (i = 0; (v->be->flags & SANDBOX_CONTAINER) &&
+	    verify_container[i] != NULL; i++)
+		verify_add(v, "FAIL", verify_container[i], why);
 }
 
 static int
@@ -522,7 +520,7 @@ verify_baseline(struct verify_ctx *v, const char *probe,
 	spec.limits.wall_ms = 60 * 1000;
 	spec.host_uid = SANDBOX_UID_BASE;
 	spec.host_gid = SANDBOX_UID_BASE;
-	if (sandbox_start(sandbox_find("process"), &spec, &job, &cause) == 0 &&
+	if (sandbox_start(&sandbox_process_backend, &spec, &job, &cause) == 0 &&
 	    sandbox_wait(job, &res) == 0) {
 		verify_base_parse(v, res.out);
 		sandbox_result_free(&res);
@@ -634,11 +632,11 @@ runner_verify_run(const struct runner_verify_opts *o,
 	    net_mode < ALX_NET_NONE || net_mode > ALX_NET_FULL ||
 	    (net_mode == ALX_NET_ALLOW && nallow == 0))
 		return ALX_ERR_INVALID;
-	if (strcmp(be->name, "local") != 0 && strcmp(be->name, "docker") != 0)
-		return ALX_ERR_NOT_ALLOWED;	/* process: nothing to prove */
+	if (be->mounts == NULL || be->devs == NULL)
+		return ALX_ERR_NOT_ALLOWED;	/* no boundary to prove */
 	if ((v = calloc(1, sizeof *v)) == NULL)
 		return ALX_ERR_NOMEM;
-	v->docker = strcmp(be->name, "docker") == 0;
+	v->be = be;
 	if ((r = verify_plant(v, statedir, workroot)) != 0)
 		verify_complete(v, net_mode, "verify could not set up its "
 		    "canaries and folders");

@@ -24,9 +24,9 @@
 #endif
 
 #include "log.h"
+#include "runopt.h"
 #include "runnerd.h"
 #include "sandbox.h"
-#include "runner-docker.h"
 #include "runner-loop.h"
 #include "runner-egress.h"
 
@@ -326,9 +326,8 @@ runner_check_sandbox(struct runner *rn, const struct runner_cfg *cfg)
 	else
 		log_debug("sandbox %s, default limits: %s", rn->be->name,
 		    text);
-	if (strcmp(rn->be->name, "process") == 0)
-		log_warnx("sandbox process: jobs run as plain processes with "
-		    "rlimits only; use it for trusted code");
+	if (rn->be->warning != NULL)
+		log_warnx("sandbox %s: %s", rn->be->name, rn->be->warning);
 	if (missing > 0 && !cfg->allow_weaker)
 		fatalx("sandbox %s: %d limit(s) cannot be enforced on this "
 		    "machine (see above); run as a system service for full "
@@ -381,37 +380,36 @@ runner_setup_dirs(struct runner *rn, const struct runner_cfg *cfg)
 	    rn->statedir, rn->workroot);
 }
 
+static void
+runner_backend_say(void *arg, const char *line)
+{
+	const struct sandbox_backend	*be = arg;
+
+	log_info("%s: %s", be->name, line);
+}
+
 /*
- * --sandbox docker, once joined: jobs are labelled with this runner's key,
- * containers a previous run left are removed, and a session that allows
- * Python jobs needs python3 in the image.
+ * Once joined, what the backend does for this session (docker: label jobs
+ * with this runner's key, remove containers a previous run left, and find
+ * python3 in the image when the session allows Python jobs).
  */
 static void
-runner_docker_join(struct runner *rn)
+runner_backend_join(struct runner *rn)
 {
 	struct alx_private	 priv;
-	char			*cause = NULL, version[32];
-	size_t			 removed;
+	char			*cause = NULL;
 	int			 python = 1;
 
-	if (strcmp(rn->be->name, "docker") != 0)
+	if (rn->be->join == NULL)
 		return;
-	if (runner_docker_adopt(rn->cs.view.me_fps, &removed, &cause) != 0)
-		fatalx("docker: %s", cause ? cause : "cleanup failed");
-	if (removed > 0)
-		log_info("docker: removed %zu container(s) a previous run left",
-		    removed);
 	memset(&priv, 0, sizeof(priv));
 	if (alx_view_private(&rn->cs.view, &priv) == ALX_OK &&
 	    priv.has_limits && priv.limits.kinds != 0)
 		python = (priv.limits.kinds & ALX_JOBKIND_PYTHON) != 0;
 	alx_private_free(&priv);
-	if (python && runner_docker_python(runner_docker_image(), version,
-	    sizeof(version), &cause) != 0)
-		fatalx("docker: %s", cause ? cause : "no python3 in the image");
-	if (python)
-		log_info("docker: image %s, python %s", runner_docker_image(),
-		    version);
+	if (rn->be->join(rn->cs.view.me_fps, python, runner_backend_say,
+	    (void *)rn->be, &cause) != 0)
+		fatalx("%s: %s", rn->be->name, cause ? cause : "cannot join");
 	free(cause);
 }
 
@@ -441,7 +439,7 @@ runner_python_join(struct runner *rn, struct runner_cfg *cfg)
 	rn->pyopts.index_url = cfg->package_index;
 	rn->pyopts.find_links = cfg->find_links;
 	rn->pyopts.cache_dir = rn->cachedir;
-	rn->pyopts.mount = strcmp(rn->be->name, "local") == 0;
+	rn->pyopts.mount = rn->be->py == SANDBOX_PY_BIND;
 	rn->pyopts.timeout_s = 900;
 	if ((r = runner_python_sync(rn, &cause)) == ALX_OK) {
 		/* process, as root: jobs run as another uid, outside 0700. */
@@ -513,7 +511,7 @@ main(int argc, char **argv)
 	struct runner_cfg	 cfg;
 	struct runner		 rn;
 	char			*cause = NULL, *invite;
-	char			 sidtxt[ALX_FP_STRLEN + 1];
+	char			 sidtxt[ALX_FP_STRLEN + 1], names[64];
 	size_t			 i;
 	int			 r, verify = 0;
 
@@ -544,13 +542,16 @@ main(int argc, char **argv)
 		fatalx("libsodium failed to initialise");
 	memset(&rn, 0, sizeof(rn));
 	rn.grace_s = cfg.grace_s;
-	if ((rn.be = sandbox_find(cfg.sandbox ? cfg.sandbox : "local")) == NULL)
-		fatalx("--sandbox %s: not a sandbox this runner has (local, "
-		    "process, docker)", cfg.sandbox);
+	if ((rn.be = cfg.sandbox != NULL ? sandbox_find(cfg.sandbox) :
+	    SANDBOX_DEFAULT) == NULL) {
+		runopt_sandbox_names(", ", names, sizeof(names));
+		fatalx("--sandbox %s: not a sandbox this runner has (%s)",
+		    cfg.sandbox, names);
+	}
 	rn.shim = runner_shim();
-	if (strcmp(rn.be->name, "docker") == 0 &&
-	    runner_docker_check(cfg.image, &cause) != ALX_OK)
-		fatalx("%s", cause ? cause : "docker: the daemon or image");
+	if (rn.be->setup != NULL &&
+	    rn.be->setup(cfg.image, &cause) != ALX_OK)
+		fatalx("%s", cause ? cause : "the sandbox cannot start here");
 	runner_check_sandbox(&rn, &cfg);
 	runner_setup_dirs(&rn, &cfg);
 	if (cfg.verify) {
@@ -608,7 +609,7 @@ main(int argc, char **argv)
 	rn.me.name = cfg.name;
 	memcpy(rn.me.fp, rn.cs.view.me_fp, ALX_FP_LEN);
 	rn.me.kinds = ALX_JOBKIND_SHELL | ALX_JOBKIND_PYTHON;
-	runner_docker_join(&rn);
+	runner_backend_join(&rn);
 	runner_network_join(&rn);
 	runner_python_join(&rn, &cfg);
 	rn.nslots = cfg.concurrency;

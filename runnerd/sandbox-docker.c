@@ -904,6 +904,13 @@ docker_finish(struct sandbox_job *job, struct sandbox_result *res)
 
 const struct sandbox_backend sandbox_docker_backend = {
 	"docker",
+	SANDBOX_NETNS | SANDBOX_FIXED_PATHS | SANDBOX_CONTAINER,
+	SANDBOX_PY_IMAGE,
+	NULL,
+	runner_docker_check,
+	runner_docker_join,
+	sandbox_docker_mounts,
+	sandbox_docker_devs,
 	docker_enforced,
 	docker_start,
 	docker_kill,

@@ -612,8 +612,22 @@ linux_kill(struct sandbox_job *job, int sig)
 		sandbox_cgroup_killall(&job->cg);
 }
 
+static int
+linux_mounts(int net_host, char *buf, size_t len)
+{
+	(void)net_host;		/* the same mounts either way */
+	return sandbox_linux_mounts(buf, len);
+}
+
 const struct sandbox_backend sandbox_linux_backend = {
 	"local",
+	SANDBOX_NETNS | SANDBOX_FIXED_PATHS,
+	SANDBOX_PY_BIND,
+	NULL,
+	NULL,
+	NULL,
+	linux_mounts,
+	sandbox_linux_devs,
 	linux_enforced,
 	linux_start,
 	linux_kill,

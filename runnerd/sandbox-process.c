@@ -189,6 +189,14 @@ process_kill(struct sandbox_job *job, int sig)
 
 const struct sandbox_backend sandbox_process_backend = {
 	"process",
+	0,
+	SANDBOX_PY_HOST,
+	"jobs run as plain processes with rlimits only; use it for trusted "
+	    "code",
+	NULL,
+	NULL,
+	NULL,			/* no boundary to prove */
+	NULL,
 	process_enforced,
 	process_start,
 	process_kill,

@@ -99,17 +99,23 @@ sandbox_childfail(int fd, const char *what, int err)
 	_exit(127);
 }
 
+const struct sandbox_backend *const sandbox_backends[] = {
+	&sandbox_linux_backend,
+	&sandbox_process_backend,
+	&sandbox_docker_backend,
+	NULL
+};
+
 const struct sandbox_backend *
 sandbox_find(const char *name)
 {
+	size_t	i;
+
 	if (name == NULL)
 		return NULL;
-	if (strcmp(name, "local") == 0)
-		return &sandbox_linux_backend;
-	if (strcmp(name, "process") == 0)
-		return &sandbox_process_backend;
-	if (strcmp(name, "docker") == 0)
-		return &sandbox_docker_backend;
+	for (i = 0; sandbox_backends[i] != NULL; i++)
+		if (strcmp(sandbox_backends[i]->name, name) == 0)
+			return sandbox_backends[i];
 	return NULL;
 }
 
@@ -340,7 +346,7 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 	job->cb_arg = spec->output_arg;
 	job->net = spec->net;
 	job->egress_fd = -1;
-	if (job->net == SANDBOX_NET_PROXY && strcmp(be->name, "process") != 0) {
+	if (job->net == SANDBOX_NET_PROXY && (be->flags & SANDBOX_NETNS)) {
 		struct stat	st;
 
 		if (fstat(spec->egress_fd, &st) != 0 || !S_ISSOCK(st.st_mode))
@@ -349,7 +355,7 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 		    3)) == -1)
 			return ALX_ERR_IO;
 	} else if (job->net == SANDBOX_NET_PROXY)
-		job->net = SANDBOX_NET_NONE;	/* process: nothing to proxy */
+		job->net = SANDBOX_NET_NONE;	/* no namespace: nothing to proxy */
 	for (n = 0; spec->argv[n] != NULL; n++)
 		if (n > 4096)
 			return ALX_ERR_TOO_LARGE;
@@ -365,9 +371,9 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 	    (job->shim = strdup(spec->shim_path != NULL ? spec->shim_path :
 	    SANDBOX_SHIM_PATH)) == NULL)
 		return ALX_ERR_NOMEM;
-	/* local: the Python runtime, read-only at SANDBOX_PY_DIR (issue 9). */
+	/* The Python runtime, read-only at SANDBOX_PY_DIR. */
 	if (spec->py_dir != NULL && spec->py_dir[0] != '\0' &&
-	    strcmp(be->name, "local") == 0 &&
+	    be->py == SANDBOX_PY_BIND &&
 	    (job->py_fd = sandbox_mount_py_open(spec->py_dir)) < 0) {
 		job->py_fd = -1;
 		return ALX_ERR_BAD_PATH;
@@ -379,8 +385,8 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 		job->uid = geteuid();
 		job->gid = getegid();
 	}
-	/* local and docker: the fixed paths inside (/work, /out). */
-	return sandbox_env_build(job, spec, strcmp(be->name, "process") != 0);
+	return sandbox_env_build(job, spec,
+	    (be->flags & SANDBOX_FIXED_PATHS) != 0);
 }
 
 int

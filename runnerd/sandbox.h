@@ -16,7 +16,7 @@
  *		 airlox-shim as its init (sandbox-docker.c).
  *
  * Use:
- *	be = sandbox_find("local");
+ *	be = sandbox_find(name);		  (or SANDBOX_DEFAULT)
  *	sandbox_start(be, &spec, &job, &cause);	  (cause: malloc'd text)
  *	while ((r = sandbox_step(job, 100)) == 0)   (or sandbox_wait())
  *		... maybe sandbox_cancel(job) ...
@@ -141,9 +141,58 @@ struct sandbox_result {
 
 struct sandbox_job;
 
-/* One backend: OpenSSH's pattern, a few functions per file. */
+/*
+ * Where a session's Python runtime comes from with a backend: HOST, a venv
+ * the runner makes on the host, which the job uses at its own path; BIND,
+ * the same venv bound read-only, nosuid, nodev at SANDBOX_PY_DIR; IMAGE,
+ * the job image's own python3, or a job image built once per package
+ * allowlist (runner_docker_pyenv()).
+ */
+enum sandbox_py {
+	SANDBOX_PY_HOST = 0,
+	SANDBOX_PY_BIND,
+	SANDBOX_PY_IMAGE
+};
+
+/*
+ * One backend: OpenSSH's pattern, a few functions per file. Everything
+ * that differs between backends is a field or a function here; no code
+ * outside a backend's own files asks which backend is in use (the name is
+ * for messages, reports and --sandbox only).
+ */
 struct sandbox_backend {
-	const char	*name;
+	const char	*name;		/* --sandbox NAME */
+	int		 flags;
+/* The job has a network namespace of its own: none, or the egress proxy. */
+#define SANDBOX_NETNS		0x1
+/* The job sees its workspace at /work and its out dir at /out. */
+#define SANDBOX_FIXED_PATHS	0x2
+/* A container runtime's layout: a read-only root, the runtime's mounts. */
+#define SANDBOX_CONTAINER	0x4
+	enum sandbox_py	 py;
+	/* Said once at start when the runner uses this backend; or NULL. */
+	const char	*warning;
+	/*
+	 * At start, before the state dir: check what the backend needs
+	 * (image: --image, may be NULL); *cause says what is missing. NULL:
+	 * nothing to check.
+	 */
+	int		(*setup)(const char *image, char **cause);
+	/*
+	 * Once joined: jobs are labelled with label (this runner's key);
+	 * python: the session allows Python jobs. What it did is told to
+	 * say(arg, line) as it goes. NULL: nothing to do.
+	 */
+	int		(*join)(const char *label, int python,
+			    void (*say)(void *, const char *), void *arg,
+			    char **cause);
+	/*
+	 * verify: the mount points (net_host: the job has the host's
+	 * network) and the /dev names a job sees, sorted, one space apart.
+	 * NULL: the backend has no boundary to prove.
+	 */
+	int		(*mounts)(int net_host, char *buf, size_t len);
+	int		(*devs)(char *buf, size_t len);
 	/* Text of what would be enforced for these limits, without a job. */
 	int		(*enforced)(const struct sandbox_limits *, char *,
 			    size_t);
@@ -163,7 +212,14 @@ extern const struct sandbox_backend sandbox_process_backend;
 /* docker: its settings and API client are in runner-docker.h. */
 extern const struct sandbox_backend sandbox_docker_backend;
 
-/* "local", "process" or "docker"; NULL for another name. */
+/* The backends, in the order --help lists them; NULL-terminated. */
+extern const struct sandbox_backend *const sandbox_backends[];
+/* The first one: what --sandbox defaults to. */
+#define SANDBOX_DEFAULT		(sandbox_backends[0])
+/*
+ * A backend by its name; NULL for another name. The names, in this order,
+ * are also those of common/util/runopt.c, which the client reads.
+ */
 const struct sandbox_backend *sandbox_find(const char *name);
 void		 sandbox_limits_default(struct sandbox_limits *);
 /* Fill zero fields of a limits struct with the defaults. */
@@ -186,7 +242,8 @@ int		 sandbox_env_allow_denied(const char *const *allow, char *buf,
 /*
  * local: the mount points the sandbox makes on this host, and the names
  * in its /dev, each sorted and separated by one space (what verify
- * compares /proc/self/mountinfo and /dev with).
+ * compares /proc/self/mountinfo and /dev with; the backend's mounts and
+ * devs).
  */
 int		 sandbox_linux_mounts(char *buf, size_t len);
 int		 sandbox_linux_devs(char *buf, size_t len);

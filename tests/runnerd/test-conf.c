@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "runnerd.h"
+#include "runopt.h"
+#include "sandbox.h"
 #include "tap.h"
 
 struct seen {
@@ -192,6 +194,30 @@ main(void)
 		like_env(out, "--env-allow: '' is not a variable name");
 		env_opt("FOO,BAR_2", out, sizeof(out));
 		is_str(out, "ok", "--env-allow FOO,BAR_2 accepted");
+	}
+	{
+		/* The client's list of sandboxes is the runner's. */
+		char	 arg[64];
+		size_t	 k;
+
+		for (k = 0; sandbox_backends[k] != NULL; k++) {
+			const char	*be = sandbox_backends[k]->name;
+			const char	*cl = runopt_sandboxes[k].name;
+
+			ok(cl != NULL && strcmp(cl, be) == 0, "sandbox %zu is "
+			    "%s for the runner and %s for the client", k, be,
+			    cl != NULL ? cl : "none");
+		}
+		ok(runopt_sandboxes[k].name == NULL, "the client lists no "
+		    "sandbox the runner lacks");
+		ok(SANDBOX_DEFAULT == sandbox_find(runopt_sandboxes[0].name),
+		    "both default to %s", SANDBOX_DEFAULT->name);
+		runopt_sandbox_names("|", arg, sizeof(arg));
+		is_str(runopt_sandbox_arg, arg, "--sandbox %s names them all",
+		    runopt_sandbox_arg);
+		ok(sandbox_find("bogus") == NULL &&
+		    runopt_sandbox_find("bogus") == NULL,
+		    "another name is no sandbox");
 	}
 	return tap_done();
 }
