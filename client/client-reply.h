@@ -13,10 +13,10 @@
 
 #include "airlox.h"
 
-#define REPLY_SSE_MAX		(2 * 1024 * 1024)	/* a line, an event */
-#define REPLY_TYPE_MAX		32			/* an event's type */
-#define REPLY_MESSAGE_MAX	512			/* an error's text */
-#define REPLY_RETRY_MAX		60			/* Retry-After, s */
+#define REPLY_SSE_MAX		(2 * 1024 * 1024) /* a line, an event */
+#define REPLY_TYPE_MAX		32	/* an event's type */
+#define REPLY_MESSAGE_MAX	512	/* an error's text */
+#define REPLY_RETRY_MAX		60	/* Retry-After, seconds */
 
 /* Called per event; return 0 to go on, 1 to stop, negative on error. */
 typedef int (*reply_event_cb)(const char *type, int64_t id,
@@ -28,10 +28,10 @@ struct reply_sse {
 	struct alx_buf	 line;
 	struct alx_buf	 data;
 	char		 type[REPLY_TYPE_MAX];
-	int64_t		 id;		/* the last id: kept across events */
+	int64_t		 id;	/* the last id: kept across events */
 	int		 got_cr;
-	int		 stop;		/* 1: cb said stop; <0: error */
-	int		 events;	/* dispatched since the last reset */
+	int		 stop;	/* 1: cb said stop; <0: error */
+	int		 events; /* dispatched since the last reset */
 };
 
 void	reply_sse_init(struct reply_sse *, reply_event_cb, void *arg);

@@ -68,7 +68,8 @@ relay_path_match(const char *pat, const char *path, char **params, int *n)
 			    NULL)
 				goto no;
 			(*n)++;
-		} else if ((size_t)(pe - ps) != len || strncmp(pat, ps, len) != 0)
+		} else if ((size_t)(pe - ps) != len ||
+		    strncmp(pat, ps, len) != 0)
 			goto no;
 		pat += len;
 		path = pe;

@@ -88,8 +88,8 @@ egress_parse_head(struct egress_request *rq, const char **why)
 		    !egress_field_name(line, (size_t)(colon - line)))
 			return (*why = "bad_request", 400);
 		for (i = 0; line[i] != '\0'; i++)
-			if (((unsigned char)line[i] < 0x20 && line[i] != '\t') ||
-			    line[i] == 0x7f)
+			if (((unsigned char)line[i] < 0x20 &&
+			    line[i] != '\t') || line[i] == 0x7f)
 				return (*why = "bad_request", 400);
 		if (strncasecmp(line, "transfer-encoding:", 18) == 0 ||
 		    (strncasecmp(line, "content-length:", 15) == 0 &&

@@ -29,7 +29,7 @@
 #define TLS_REC_PAYLOAD_MAX	16384		/* 2^14, RFC 8446 5.1 */
 #define TLS_HS_CLIENT_HELLO	1
 #define TLS_EXT_SERVER_NAME	0x0000
-#define TLS_EXT_ECH		0xfe0d		/* encrypted_client_hello */
+#define TLS_EXT_ECH		0xfe0d	/* encrypted_client_hello */
 #define TLS_SNI_HOST_NAME	0
 
 struct hello_rd {
