@@ -55,6 +55,16 @@ car_open(void)
 	CAR_SYM(entry_set_perm, "archive_entry_set_perm");
 	CAR_SYM(entry_set_symlink, "archive_entry_set_symlink");
 	CAR_SYM(entry_set_size, "archive_entry_set_size");
+	CAR_SYM(read_new, "archive_read_new");
+	CAR_SYM(read_support_format_zip, "archive_read_support_format_zip");
+	CAR_SYM(read_open_fd, "archive_read_open_fd");
+	CAR_SYM(read_next_header, "archive_read_next_header");
+	CAR_SYM(read_data, "archive_read_data");
+	CAR_SYM(read_free, "archive_read_free");
+	CAR_SYM(entry_pathname, "archive_entry_pathname");
+	CAR_SYM(entry_filetype, "archive_entry_filetype");
+	CAR_SYM(entry_size, "archive_entry_size");
+	CAR_SYM(error_string, "archive_error_string");
 	return 0;
 fail:
 	car_why = "libarchive lacks a function airlox needs";

@@ -1,6 +1,7 @@
 /*
  * client-archive.h: libarchive for the client, loaded when it is first
- * needed (airlox run --tree writes the tree's archive).
+ * needed (airlox run --tree writes the tree's archive, --save reads the
+ * ZIP of a job's files).
  *
  * libarchive links libxml2, ICU and libstdc++ with it: about 2 ms of
  * dynamic linking at every start of a command that never writes an
@@ -33,6 +34,17 @@ struct car {
 	__typeof__(archive_entry_set_perm)		*entry_set_perm;
 	__typeof__(archive_entry_set_symlink)		*entry_set_symlink;
 	__typeof__(archive_entry_set_size)		*entry_set_size;
+	/* Reading (airlox run --save: a job's files, in a ZIP). */
+	__typeof__(archive_read_new)			*read_new;
+	__typeof__(archive_read_support_format_zip)	*read_support_format_zip;
+	__typeof__(archive_read_open_fd)		*read_open_fd;
+	__typeof__(archive_read_next_header)		*read_next_header;
+	__typeof__(archive_read_data)			*read_data;
+	__typeof__(archive_read_free)			*read_free;
+	__typeof__(archive_entry_pathname)		*entry_pathname;
+	__typeof__(archive_entry_filetype)		*entry_filetype;
+	__typeof__(archive_entry_size)			*entry_size;
+	__typeof__(archive_error_string)		*error_string;
 };
 
 /*

@@ -167,6 +167,9 @@ struct job_follow {
 	char			 runner[ALX_DISPLAY_MAX + 1];
 	uint8_t			 result_id[ALX_ID_LEN];
 	struct jobout		*out;
+	char			*raw;		/* the result item */
+	size_t			 rawlen;
+	uint8_t			 pk[ALX_SIGN_PK_LEN];
 };
 
 /* The result: verified, bound to the job, and to the output that came. */
@@ -199,6 +202,13 @@ job_follow_result(struct job_follow *f, struct csession *cs,
 	memcpy(f->result_id, ev->item.id, ALX_ID_LEN);
 	snprintf(f->runner, sizeof(f->runner), "%s",
 	    ev->member != NULL ? ev->member->cert.name : "?");
+	/* The item itself, to fetch its files from (--save). */
+	if (r == 0 && ev->member != NULL && ev->item.size > 0 &&
+	    (f->raw = malloc(ev->item.obj.raw_len)) != NULL) {
+		memcpy(f->raw, ev->item.obj.raw, ev->item.obj.raw_len);
+		f->rawlen = ev->item.obj.raw_len;
+		memcpy(f->pk, ev->member->cert.pk, ALX_SIGN_PK_LEN);
+	}
 	return r;
 }
 
@@ -402,9 +412,14 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 		}
 		job_outage_over(&o, cs);
 	}
-	if (f.err != 0)
+	if (f.err != 0) {
+		free(f.raw);
 		return f.err;
+	}
 	out->rm = f.rm;
+	out->result_raw = f.raw;
+	out->result_len = f.rawlen;
+	memcpy(out->result_pk, f.pk, ALX_SIGN_PK_LEN);
 	memcpy(out->result_id, f.result_id, ALX_ID_LEN);
 	snprintf(out->runner, sizeof(out->runner), "%s", f.runner);
 	return 0;
@@ -415,4 +430,6 @@ job_outcome_free(struct job_outcome *o)
 {
 	alx_resultmeta_free(&o->rm);
 	jobout_free(&o->out);
+	free(o->result_raw);
+	o->result_raw = NULL;
 }

@@ -72,6 +72,9 @@ struct job_outcome {
 	char			runner[ALX_DISPLAY_MAX + 1];
 	struct jobout		out;		/* what came of its output */
 	int			unclaimed;	/* expired: no runner took it */
+	char			*result_raw;	/* the result item, for --save */
+	size_t			result_len;
+	uint8_t			result_pk[ALX_SIGN_PK_LEN];	/* its signer */
 };
 
 /* Seal, wrap, sign and post a job; ALX_ERR_NOT_FOUND: no runner to wrap to. */
@@ -87,9 +90,20 @@ int	job_wait(struct csession *, const uint8_t id[ALX_ID_LEN],
 	    const uint8_t hash[ALX_HASH_LEN], int64_t timeout_s, int print,
 	    struct job_outcome *);
 void	job_outcome_free(struct job_outcome *);
+/*
+ * client-save.c: save the files of a verified result in dir (run --save,
+ * result --save); *refused counts files not written (hostile names,
+ * entries the result does not list). 0, or an error.
+ */
+int	job_save(struct csession *, const struct job_outcome *, const char *dir,
+	    int *refused);
 void	run_print_result(const struct job_outcome *, const char *idtxt);
 /* The exit status for a result: the job's, or a reserved code. */
 int	run_exit_code(const struct alx_resultmeta *);
+/* --save DIR: check it first; then save, returning code or a failure's. */
+int	run_save_dir(const char *dir);
+int	run_save(struct csession *, const struct job_outcome *, const char *dir,
+	    int code);
 
 /* cmd-session-approve.c */
 int	session_approve(struct csession *, const struct alx_view_member *,

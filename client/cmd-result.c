@@ -21,6 +21,8 @@ static const struct cmd_opt cmd_result_opts[] = {
 	    "(default: the session of AIRLOX_INVITE)" },
 	{ "wait", "DURATION", 0, "wait this long for a job still running "
 	    "(default: do not wait)" },
+	{ "save", "DIR", 0, "save the files the job wrote to $AIRLOX_OUT into "
+	    "DIR, never overwriting (default: not saved)" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -35,7 +37,8 @@ cmd_result_exec(struct client_ctx *ctx)
 	int				 r;
 
 	memset(&o, 0, sizeof(o));
-	if ((r = args_duration(&ctx->args, "wait", 0, &wait_s)) != 0)
+	if ((r = args_duration(&ctx->args, "wait", 0, &wait_s)) != 0 ||
+	    (r = run_save_dir(args_get(&ctx->args, "save"))) != 0)
 		return r;
 	if (alx_b64_decode_exact(id, sizeof(id), ctx->args.pos[0],
 	    strlen(ctx->args.pos[0])) != 0)
@@ -70,6 +73,8 @@ cmd_result_exec(struct client_ctx *ctx)
 		    "sent; the next run sends only changes\n");
 	run_print_result(&o, ctx->args.pos[0]);
 	r = run_exit_code(&o.rm);
+	if (args_get(&ctx->args, "save") != NULL)
+		r = run_save(&cs, &o, args_get(&ctx->args, "save"), r);
 out:
 	job_outcome_free(&o);
 	csess_close(&cs);

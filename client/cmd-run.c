@@ -43,6 +43,8 @@ static const struct cmd_opt cmd_run_opts[] = {
 	    "the full tree (default: off)" },
 	{ "no-wait", NULL, 0, "print the job id and exit; pick the result up "
 	    "with airlox result" },
+	{ "save", "DIR", 0, "save the files the job wrote to $AIRLOX_OUT into "
+	    "DIR, never overwriting (default: not saved)" },
 	{ "require", "NAME", OPT_MULTI, "a Python package the job needs, by "
 	    "name only: the session's allowlist pins its version (default: "
 	    "none)" },
@@ -318,6 +320,10 @@ run_print_env(const char *env)
 		alx_json_free(j);
 		return;
 	}
+	if (alx_json_obj_len(j, 0) <= 0) {
+		alx_json_free(j);
+		return;
+	}
 	fprintf(stderr, "env");
 	run_env_item(j, 0, "sandbox", "sandbox");
 	run_env_item(j, 0, "airlox", "airlox");
@@ -475,6 +481,31 @@ run_print_result(const struct job_outcome *o, const char *idtxt)
 	run_print_env(rm->env);
 }
 
+int
+run_save(struct csession *cs, const struct job_outcome *o, const char *dir,
+    int code)
+{
+	int	r, refused;
+
+	if ((r = job_save(cs, o, dir, &refused)) != 0)
+		return out_fail(r, "--save: the job's files were not saved");
+	if (refused > 0)
+		return out_fail(ALX_ERR_BAD_PATH, "--save: %d of the job's files "
+		    "refused (named above); the rest saved in %s", refused, dir);
+	return code;
+}
+
+/* --save DIR: a folder that exists, checked before the job is sent. */
+int
+run_save_dir(const char *dir)
+{
+	struct stat	st;
+
+	if (dir != NULL && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+		return out_usage("--save %s: not a directory", dir);
+	return 0;
+}
+
 /* The header's command: the argv quoted so it can be pasted back. */
 static void
 run_print_command(const struct alx_jobmeta *jm, const char *script)
@@ -519,6 +550,8 @@ cmd_run_exec(struct client_ctx *ctx)
 	if ((r = args_duration(&ctx->args, "timeout", timeout_s,
 	    &timeout_s)) != 0 || (r = args_duration(&ctx->args, "wait-runner",
 	    wait_s, &wait_s)) != 0)
+		return r;
+	if ((r = run_save_dir(args_get(&ctx->args, "save"))) != 0)
 		return r;
 	if ((r = run_meta(ctx, &jm, &fd, &size)) != 0 ||
 	    (r = run_requirements(ctx, &jm)) != 0)
@@ -637,6 +670,8 @@ again:
 		    "a command sent as words (-- CMD ...) as not_allowed; "
 		    "update it, or send a script with --shell FILE\n");
 	r = run_exit_code(&o.rm);
+	if (args_get(&ctx->args, "save") != NULL)
+		r = run_save(&cs, &o, args_get(&ctx->args, "save"), r);
 close:
 	job_outcome_free(&o);
 	csess_close(&cs);

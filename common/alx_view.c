@@ -348,7 +348,7 @@ alx_view_note_job(struct alx_view *v, const struct alx_item *it)
 }
 
 /* The key of a job the view has seen, through its wraps to us. */
-static int
+int
 alx_view_job_key(const struct alx_view *v, const struct alx_view_job *vj,
     uint8_t kjob[ALX_KEY_LEN])
 {

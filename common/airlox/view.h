@@ -194,6 +194,13 @@ int	alx_view_apply(struct alx_view *, const char *json, size_t len,
  */
 int	alx_view_item_key(const struct alx_view *, const struct alx_item *,
 	    uint8_t kitem[ALX_KEY_LEN]);
+/*
+ * The key of a job the view has seen (alx_view_job), through the wrap
+ * addressed to this participant, checked against the job's commitment;
+ * ALX_ERR_NOT_RECIPIENT for a job not sealed to it.
+ */
+int	alx_view_job_key(const struct alx_view *, const struct alx_view_job *,
+	    uint8_t kjob[ALX_KEY_LEN]);
 /* The epoch key for epoch e, when this participant has it. */
 int	alx_view_epoch_key(const struct alx_view *, int64_t e,
 	    uint8_t key[ALX_KEY_LEN]);

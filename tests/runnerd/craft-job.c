@@ -24,6 +24,10 @@
  *					hash, saying all tests passed
  *	craft-job badmeta -		a text message, validly signed, whose
  *					meta is sealed under a key no member has
+ *	craft-job files JOB FILE LIST	a runner's result for JOB whose
+ *					payload is FILE and whose files are
+ *					LIST (JSON), names as a lying runner
+ *					may give them
  *
  * The invite comes from AIRLOX_INVITE, the relay from the invite, the
  * display name from CRAFT_NAME ("crafter"). Prints the id of the item
@@ -31,9 +35,13 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "airlox.h"
 #include "client.h"
@@ -134,6 +142,59 @@ craft_result(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 	return r;
 }
 
+/* A result for job id with a payload (FILE) and a file list (JSON). */
+static int
+craft_files(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+    const char *payload, const char *list, uint8_t out_id[ALX_ID_LEN])
+{
+	const struct alx_view_job	*vj;
+	struct item_post		 p;
+	struct stat			 st;
+	uint8_t				 kjob[ALX_KEY_LEN];
+	uint8_t				 to[1][ALX_FP_LEN];
+	char				*meta = NULL, *cause = NULL;
+	char				 job[ALX_B64_ENCLEN(ALX_ID_LEN) + 1];
+	char				 hash[ALX_B64_ENCLEN(ALX_HASH_LEN) + 1];
+	int				 fd, r;
+
+	if ((vj = alx_view_job(&cs->view, id)) == NULL)
+		die("no such job in the log", ALX_ERR_NOT_FOUND);
+	if ((r = alx_view_job_key(&cs->view, vj, kjob)) != 0)
+		die("job key", r);
+	if ((fd = open(payload, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) != 0)
+		die("payload", ALX_ERR_IO);
+	alx_b64_encode(job, id, ALX_ID_LEN);
+	alx_b64_encode(hash, vj->hash, ALX_HASH_LEN);
+	if (asprintf(&meta, "{\"v\":1,\"job\":\"%s\",\"job_hash\":\"%s\","
+	    "\"status\":\"completed\",\"exit_code\":0,\"stdout\":\"\","
+	    "\"stderr\":\"\",\"stdout_truncated\":false,"
+	    "\"stderr_truncated\":false,\"duration_ms\":1,"
+	    "\"peak_memory\":-1,\"files\":%s,\"env\":{},\"denied\":0}",
+	    job, hash, list) < 0)
+		die("meta", ALX_ERR_NOMEM);
+	memset(&p, 0, sizeof(p));
+	memcpy(to[0], vj->author, ALX_FP_LEN);
+	p.kind = "result";
+	p.meta = meta;
+	p.metalen = strlen(meta);
+	p.fd = fd;
+	p.size = st.st_size;
+	p.to = to;
+	p.nto = 1;
+	p.has_reply = 1;
+	memcpy(p.reply_to, id, ALX_ID_LEN);
+	p.job_key = kjob;
+	if ((r = item_post(cs, &p, &cause)) != 0 && cause != NULL)
+		fprintf(stderr, "craft-job: %s\n", cause);
+	memcpy(out_id, p.id, ALX_ID_LEN);
+	free(cause);
+	free(meta);
+	close(fd);
+	alx_wipe(kjob, sizeof(kjob));
+	return r;
+}
+
 /*
  * Post one job item with the given id (random when id is NULL), wrapped
  * to the owner (unless noowner), its author and every runner.
@@ -195,7 +256,7 @@ main(int argc, char **argv)
 	int64_t				 now;
 	int				 r;
 
-	if (argc != 3)
+	if (argc != 3 && !(argc == 5 && strcmp(argv[1], "files") == 0))
 		return 2;
 	mode = argv[1];
 	arg = argv[2];
@@ -210,7 +271,8 @@ main(int argc, char **argv)
 	if ((r = csess_open(&cs, &ctx, CS_JOIN)) != 0 ||
 	    (r = csess_replay(&cs, NULL, NULL)) != 0)
 		die("session", r);
-	if ((strcmp(mode, "cancel") == 0 || strcmp(mode, "result") == 0) &&
+	if ((strcmp(mode, "cancel") == 0 || strcmp(mode, "result") == 0 ||
+	    strcmp(mode, "files") == 0) &&
 	    alx_b64_decode_exact(job, ALX_ID_LEN, arg, strlen(arg)) != 0)
 		return 2;
 	now = http_now(&cs.http);
@@ -251,6 +313,8 @@ main(int argc, char **argv)
 		r = craft_item(&cs, "cancel", job, "{\"v\":1}", 0, id);
 	else if (strcmp(mode, "result") == 0)
 		r = craft_result(&cs, job, id);
+	else if (strcmp(mode, "files") == 0)
+		r = craft_files(&cs, job, argv[3], argv[4], id);
 	else if (strcmp(mode, "badmeta") == 0)
 		r = craft_item(&cs, "text", NULL, "{\"v\":1,\"text\":\"sealed "
 		    "under a key nobody has\"}", 1, id);
