@@ -14,6 +14,9 @@
 #	                cleans; its `make check` runs only the tests that read
 #	                shipped files: vectors, man pages, --help tables, install), since
 #	                steps 2 and 3 ran everything already
+# A step's build runs beside the tests of the step before (tests mostly wait on their
+# daemons): the sanitizer build beside the plain tests, the fuzz build and distcheck beside
+# the sanitizer tests; their output is printed when they end. The fuzzers run last.
 #
 #	--quick          step 2 only
 #	--no-san         skip step 3
@@ -141,13 +144,11 @@ configure_and_make()
 	fi
 }
 
-# One build and `make check`: check_pass NAME DIR CONFIGURE-ARGS...
-check_pass()
+# A build's `make check`: run_checks NAME DIR
+run_checks()
 {
 	local name=$1 dir=$2 rc
-	shift 2
 
-	configure_and_make "$name" "$dir" all "$@" || return
 	section "$name: make check"
 	rm -f "$dir/test-suite.log"
 	touch "$scratch/$name.stamp"
@@ -170,10 +171,10 @@ check_pass()
 	fi
 }
 
-# The fuzz targets, each run for FUZZ_SECONDS on a copy of its corpus.
-fuzz_pass()
+# The fuzz targets (built in build-fuzz), each run for FUZZ_SECONDS on a
+# copy of its corpus.
+fuzz_run()
 {
-	configure_and_make fuzz build-fuzz fuzz CC=clang --enable-fuzz || return
 	section "fuzz: tests/fuzz/run.sh, $FUZZ_SECONDS s per target"
 	bash tests/fuzz/run.sh -b build-fuzz | tee "$scratch/fuzz.tap"
 	taps+=(-t "$scratch/fuzz.tap")
@@ -191,11 +192,36 @@ distcheck_pass()
 	    >"$scratch/distcheck.log" 2>&1; then
 		grep -A3 'archives ready' "$scratch/distcheck.log"
 		echo "ok - make distcheck" >"$scratch/distcheck.tap"
-		taps+=(-t "$scratch/distcheck.tap")
 	else
 		tail -n 60 "$scratch/distcheck.log"
 		step_failed "make distcheck failed"
 	fi
+}
+
+# A build beside the tests of the step before (they mostly wait on their
+# daemons; a build keeps the CPUs busy): run_beside NAME COMMAND... runs
+# it with its output in a log, wait_beside NAME waits for it, prints the
+# log and returns its status (1 when it was never started).
+declare -A beside_pid
+run_beside()
+{
+	local name=$1
+	shift
+
+	section "$name: started beside the tests (its output follows when it ends)"
+	( "$@" ) >"$scratch/$name.beside" 2>&1 &
+	beside_pid[$name]=$!
+}
+
+wait_beside()
+{
+	local name=$1 rc
+
+	[ -n "${beside_pid[$name]:-}" ] || return 1
+	wait "${beside_pid[$name]}"
+	rc=$?
+	cat "$scratch/$name.beside"
+	return $rc
 }
 
 if [ $clean = yes ]; then
@@ -226,18 +252,44 @@ if configure_stale; then
 else
 	section "autoreconf: configure is up to date"
 fi
+san_build() { configure_and_make sanitizers build-san all CC=gcc --enable-sanitizers; }
+fuzz_build() { configure_and_make fuzz build-fuzz fuzz CC=clang --enable-fuzz; }
+
+# Steps 2 to 5, the builds of each step beside the tests of the one
+# before: the sanitizer build beside the plain tests, the fuzz build and
+# distcheck beside the sanitizer tests; the fuzzers, which want every CPU,
+# run last.
 if [ $reconf -eq 0 ]; then
-	check_pass plain build --enable-werror
-	if [ $do_san = yes ]; then
+	if configure_and_make plain build all --enable-werror; then
+		[ $do_san = yes ] && run_beside sanitizers-build san_build
+		run_checks plain build
+	fi
+	if [ $do_san = yes ] && wait_beside sanitizers-build; then
+		[ $do_fuzz = yes ] && run_beside fuzz-build fuzz_build
+		[ $do_distcheck = yes ] && [ -f build/Makefile ] &&
+		    run_beside distcheck distcheck_pass
 		# The Docker image test (tests/packaging/docker.sh) runs once,
 		# in the first pass: it tests no code of ours that ASan could.
 		AIRLOX_SKIP_DOCKER=1 \
 		ASAN_OPTIONS=detect_leaks=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		    check_pass sanitizers build-san CC=gcc --enable-sanitizers
+		    run_checks sanitizers build-san
 	fi
-	[ $do_fuzz = yes ] && fuzz_pass
-	[ $do_distcheck = yes ] && [ -f build/Makefile ] && distcheck_pass
+	if [ $do_fuzz = yes ]; then
+		if [ -n "${beside_pid[fuzz-build]:-}" ]; then
+			wait_beside fuzz-build && fuzz_run
+		else
+			fuzz_build && fuzz_run
+		fi
+	fi
+	if [ $do_distcheck = yes ] && [ -f build/Makefile ]; then
+		if [ -n "${beside_pid[distcheck]:-}" ]; then
+			wait_beside distcheck
+		else
+			distcheck_pass
+		fi
+		[ -f "$scratch/distcheck.tap" ] && taps+=(-t "$scratch/distcheck.tap")
+	fi
 else
 	cat "$scratch/autoreconf.log" >&2
 	step_failed "autoreconf -fi failed"
