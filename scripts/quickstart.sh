@@ -9,8 +9,9 @@
 #	2. adds a machine named "local" (airlox machine add local --yes), which prints the
 #	   command that joins a runner to it;
 #	3. starts the runner (build/runnerd/airlox-runnerd) with that command;
-#	4. sends a small project with `airlox run --on local --tree -- make check` and prints
-#	   the job's output and signed result;
+#	4. sends a small project (a new git repository) with
+#	   `airlox run --on local --tree -- make check` and prints the job's output and signed
+#	   result;
 #	5. stops everything, also on Ctrl-C or failure.
 # While one of the three programs is not built yet, it says which, runs the libairlox unit
 # tests instead as a smoke test, and exits with their status.
@@ -193,6 +194,9 @@ check: hello
 hello: hello.c
 	$(CC) -o $@ hello.c
 EOF
+	# --tree sends a git repository's files (tracked, and untracked ones
+	# git does not ignore); a folder outside one needs --tree-folder.
+	git -C "$work/demo" init -q || die "git init failed in $work/demo"
 }
 
 run_job()
@@ -223,7 +227,7 @@ main()
 
 	case ${1:-} in
 	"") ;;
-	-h | --help) sed -n '2,19s/^# \{0,1\}//p' "$0"; return 0 ;;
+	-h | --help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; return 0 ;;
 	*) echo "quickstart: unknown argument: $1 (it takes none)" >&2; return 2 ;;
 	esac
 	trap cleanup EXIT
