@@ -124,7 +124,9 @@ configure_and_make()
 
 	section "$name: $dir: configure $*"
 	mkdir -p "$dir"
-	before=$(cd "$dir" && ./config.status --config 2>/dev/null)
+	# ("x" first: a tree configured with no options says nothing.)
+	before=$(cd "$dir" 2>/dev/null && [ -x config.status ] &&
+	    printf 'x %s' "$(./config.status --config)")
 	if ! (cd "$dir" && "$top/configure" -q "$@"); then
 		step_failed "$name: configure failed (see $dir/config.log)"
 		return 1
@@ -132,9 +134,10 @@ configure_and_make()
 	# A tree built with other options (scripts/quickstart.sh builds
 	# build/ without --enable-werror): its objects would be kept as they
 	# are, so build them again.
-	after=$(cd "$dir" && ./config.status --config 2>/dev/null)
+	after=$(cd "$dir" && printf 'x %s' "$(./config.status --config)")
 	if [ -n "$before" ] && [ "$before" != "$after" ]; then
-		echo "test.sh: $dir was configured with $before: make clean"
+		echo "test.sh: $dir was configured with other options" \
+		    "(${before#x }): make clean"
 		make -C "$dir" --no-print-directory clean >/dev/null
 	fi
 	section "$name: make $target"
