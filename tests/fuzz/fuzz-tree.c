@@ -24,6 +24,7 @@
 #include <archive_entry.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +50,24 @@ static struct runner_tree	*tree;
 static int			 memfd = -1;
 static char			*json;
 
+static int
+ft_rm1(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	remove(path);
+	return 0;
+}
+
+/* At exit: the scratch folder goes (libFuzzer exits with exit()). */
+static void
+ft_cleanup(void)
+{
+	runner_tree_close(tree);
+	nftw(top, ft_rm1, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void
 ft_init(void)
 {
@@ -63,6 +82,7 @@ ft_init(void)
 		tmp = "/dev/shm";
 	snprintf(top, sizeof top, "%s/fuzz-tree-XXXXXX", tmp ? tmp : "/tmp");
 	CHECK(mkdtemp(top) != NULL);
+	atexit(ft_cleanup);
 	snprintf(work, sizeof work, "%s/work", top);
 	snprintf(state, sizeof state, "%s/state", top);
 	snprintf(outside, sizeof outside, "%s/outside", top);

@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -275,6 +276,16 @@ dir_is_empty(void)
 	return empty;
 }
 
+static int
+rm1(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	remove(path);
+	return 0;
+}
+
 /* Between runs, a job plants symlinks (to outside, to .., absolute). */
 static void
 plant(const char *ws)
@@ -431,8 +442,8 @@ main(void)
 		free(all);
 	}
 	if (!clean || !named || !unchanged)
-		tap_diag("reproduce: TREE_PROP_SEED=%lu TREE_PROP_RUNS=%lu", seed,
-		    i);
+		tap_diag("reproduce: TREE_PROP_SEED=%lu TREE_PROP_RUNS=%lu (the "
+		    "folders are kept in %s)", seed, i, top);
 	ok(clean, "%lu random archives: nothing created outside the workspace",
 	    i);
 	ok(named, "every refusal of an entry names it (%d refused)", refused);
@@ -441,5 +452,7 @@ main(void)
 	    (unsigned long)refused > runs / 10, "both kinds were tried "
 	    "(%d applied, %d refused)", applied, refused);
 	runner_tree_close(t);
+	if (clean && named && unchanged)	/* else kept, to look at */
+		nftw(top, rm1, 16, FTW_DEPTH | FTW_PHYS);
 	return tap_done();
 }
