@@ -234,6 +234,22 @@ relay_item_why(const struct alx_item *it, int rc)
 	return NULL;
 }
 
+/* The disk space an item's chunks will need (relay-store.c). */
+static int64_t
+relay_item_promise(const struct alx_item *it)
+{
+	uint64_t	n = 0, left, len;
+	size_t		i;
+
+	left = it->size > 0 ? (uint64_t)it->size : 0;
+	for (i = 0; i < it->nchunks; i++) {
+		len = left < ALX_CHUNK_SIZE ? left : ALX_CHUNK_SIZE;
+		left -= len;
+		n += relay_store_chunk_need((size_t)len + ALX_TAG_LEN);
+	}
+	return (int64_t)n;
+}
+
 /*
  * The checks after the signatures, on the loop: what the item may do,
  * manifest version, the author's chain, the size and transfer limits;
@@ -297,6 +313,8 @@ relay_item_accept(struct relay_req *r, struct relay_session *s,
 		relay_wop_free(op);
 		goto fail;
 	}
+	/* Its chunks' room on disk, kept for them from this write on. */
+	op->promise = relay_item_promise(it);
 	/* Accepted: advance the author's chain and the counters. */
 	m->last_seq = it->seq;
 	memcpy(m->last_hash, it->hash, ALX_HASH_LEN);
@@ -461,7 +479,7 @@ relay_item_load(struct relay_session *s, const uint8_t id[ALX_ID_LEN],
 	if ((rc = relay_store_get(relay.store, RELAY_DB_ITEMIDX, key,
 	    sizeof(key), &b)) != 0 || b.len != 8) {
 		alx_buf_free(&b);
-		return rc != 0 ? rc : ALX_ERR_IO;
+		return rc != 0 ? rc : ALX_ERR_STORAGE;
 	}
 	*cursor = relay_get_be64(b.data);
 	alx_buf_free(&b);
@@ -471,20 +489,26 @@ relay_item_load(struct relay_session *s, const uint8_t id[ALX_ID_LEN],
 		return rc;
 	if (raw->len < 9 ||
 	    (nul = memchr(raw->data + 8, '\0', raw->len - 8)) == NULL)
-		return ALX_ERR_IO;
+		return ALX_ERR_STORAGE;
 	/* Drop the time and "item\0": raw holds the object alone. */
 	memmove(raw->data, nul + 1, raw->len - (size_t)(nul + 1 - raw->data));
 	raw->len -= (size_t)(nul + 1 - raw->data);
 	raw->data[raw->len] = '\0';
-	if ((rc = alx_signed_parse(&so, (const char *)raw->data,
-	    raw->len)) != 0)
-		return rc;
+	/*
+	 * It was checked before it was stored, and its record's tag holds:
+	 * failing now is the relay's fault, never the reader's.
+	 */
+	if (alx_signed_parse(&so, (const char *)raw->data, raw->len) != 0)
+		return ALX_ERR_STORAGE;
 	alx_fingerprint(fp, so.key, ALX_SIGN_PK_LEN);
 	alx_signed_free(&so);
 	if ((a = relay_member_find(s, fp)) == NULL)
 		return ALX_ERR_UNKNOWN_KEY;
-	return alx_item_open(it, (const char *)raw->data, raw->len, s->sid,
-	    a->cert.pk);
+	if ((rc = alx_item_open(it, (const char *)raw->data, raw->len, s->sid,
+	    a->cert.pk)) != 0 && rc != ALX_ERR_REVOKED &&
+	    rc != ALX_ERR_UNKNOWN_KEY)
+		rc = ALX_ERR_STORAGE;
+	return rc;
 }
 
 static void
@@ -661,8 +685,12 @@ relay_chunk_put(struct relay_req *r)
 	size_t			 len;
 	int			 rc;
 
+	/*
+	 * No watermark here: the item's post set its chunks' room aside,
+	 * and the store refuses what does not fit in it (relay-store.c).
+	 */
 	if ((rc = relay_session_request(r, &s, &m)) != 0 ||
-	    (rc = relay_write_allowed()) != 0 ||
+	    (rc = relay_write_allowed_reserved()) != 0 ||
 	    (rc = relay_id_param(r, 1, id)) != 0) {
 		relay_http_fail(r, rc, NULL);
 		return;
@@ -692,6 +720,8 @@ relay_chunk_put(struct relay_req *r)
 	c->s = s;
 	memcpy(c->id, id, ALX_ID_LEN);
 	c->nchunks = it.nchunks;
+	/* It takes the room its item's post set aside. */
+	op->promise = -(int64_t)relay_store_chunk_need(len);
 	if (relay_wop_add(op, RELAY_W_PUT_NEW, RELAY_DB_CHUNKS, key,
 	    sizeof(key), body, len) != 0 || relay_hold(r, &c->hold) != 0 ||
 	    relay_store_submit(relay.store, op) != 0) {

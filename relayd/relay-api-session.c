@@ -144,11 +144,27 @@ relay_submit_publish(struct relay_session *s, struct relay_wop *op)
 	return rc;
 }
 
-/* Writes are refused below the disk watermark (reads go on). */
+/*
+ * Writes are refused below the disk watermark, and when the store is
+ * damaged (reads go on); a session whose records are damaged refuses
+ * them in the store (relay-store.c).
+ */
 int
 relay_write_allowed(void)
 {
+	int	rc;
+
+	if ((rc = relay_write_allowed_reserved()) != 0)
+		return rc;
 	return relay_disk_ok() ? 0 : ALX_ERR_NO_SPACE;
+}
+
+/* A write into room set aside for it (a chunk): the watermark aside. */
+int
+relay_write_allowed_reserved(void)
+{
+	return relay_store_damaged(relay.store, NULL, NULL) != 0 ?
+	    ALX_ERR_STORAGE : 0;
 }
 
 /*

@@ -183,6 +183,15 @@ static const struct relay_opt relay_opts[] = {
 	  "their commit (each); beyond it, 503 with Retry-After",
 	  opt_size, OFF(queue_limit), 1 * MB, 16 * GB },
 	/* Program. */
+	{ "check", NULL, NULL, NULL,
+	  "check the database in --data and exit: 0 whole, 1 damaged, "
+	  "2 unusable",
+	  opt_bool, OFF(check), 0, 0 },
+	{ "salvage", NULL, NULL, "DIR",
+	  "copy the sessions of the database in --data that are whole into "
+	  "a new database in DIR, and exit: 0 all, 1 damaged ones left out, "
+	  "2 none",
+	  opt_str, OFF(salvage), 0, 0 },
 	{ "log-level", "AIRLOX_LOG_LEVEL", "info", "LEVEL",
 	  "warn, info or debug",
 	  opt_level, OFF(log_level), 0, 0 },
@@ -466,6 +475,8 @@ relay_config_check(struct relay_config *c, char **cause)
 	uint16_t		port;
 	int			i;
 
+	if (c->check || c->salvage != NULL)
+		return 0;		/* no serving: no listen options */
 	if (c->plain_http && (c->cert != NULL || c->key != NULL)) {
 		relay_setcause(cause, "--plain-http and --cert/--key exclude each "
 		    "other");

@@ -76,6 +76,7 @@ static const struct {
 	{ ALX_ERR_TOO_MANY_FAILS,	429 },
 	{ ALX_ERR_NOMEM,		503 },
 	{ ALX_ERR_IO,			500 },
+	{ ALX_ERR_STORAGE,		500 },
 	{ ALX_ERR_CRYPTO,		500 },
 };
 

@@ -102,7 +102,7 @@ static int
 relay_srec_decode(struct relay_srec *r, const uint8_t *in, size_t len)
 {
 	if (len != RELAY_SREC_LEN)
-		return ALX_ERR_IO;
+		return ALX_ERR_STORAGE;
 	r->created = relay_get_be64(in);
 	r->expires = relay_get_be64(in + 8);
 	r->ver = relay_get_be64(in + 16);
@@ -254,7 +254,7 @@ relay_session_load(const uint8_t *sid,
 		log_warnx("session %s: stored manifest chain does not open: "
 		    "%s", s->sids, alx_errname(rc < 0 ? rc : l.err));
 		relay_session_free(s);
-		return ALX_ERR_IO;
+		return ALX_ERR_STORAGE;
 	}
 	rc = relay_store_scan(relay.store, RELAY_DB_PARTICIPANTS, sid,
 	    RELAY_SID_LEN, relay_load_member, &l);
@@ -262,9 +262,13 @@ relay_session_load(const uint8_t *sid,
 		relay_session_free(s);
 		return rc;
 	}
-	rc = relay_store_last_cursor(relay.store, sid, &s->last_cursor);
+	if ((rc = relay_store_last_cursor(relay.store, sid,
+	    &s->last_cursor)) != 0) {
+		relay_session_free(s);
+		return rc;
+	}
 	*out = s;
-	return rc;
+	return 0;
 }
 
 void
@@ -474,13 +478,17 @@ relay_event_json(uint64_t cursor, const uint8_t *val, size_t len,
 	const uint8_t	*nul;
 
 	if (len < 9 || (nul = memchr(val + 8, '\0', len - 8)) == NULL)
-		return ALX_ERR_IO;
+		return ALX_ERR_STORAGE;
 	alx_jw_obj_begin(jw);
 	alx_jw_kint(jw, "cursor", (int64_t)cursor);
 	alx_jw_kstr(jw, "type", (const char *)val + 8);
 	alx_jw_key(jw, "data");
 	alx_jw_raw(jw, (const char *)nul + 1, len - (size_t)(nul + 1 - val));
 	alx_jw_obj_end(jw);
+	/* Stored data that is not JSON: the relay's fault. */
+	if (jw->err != 0 && jw->err != ALX_ERR_NOMEM &&
+	    jw->err != ALX_ERR_TOO_LARGE)
+		return ALX_ERR_STORAGE;
 	return jw->err;
 }
 

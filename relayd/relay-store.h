@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct event_base;
 struct alx_buf;
@@ -63,6 +64,12 @@ typedef void relay_wop_done_fn(struct relay_wop *, void *);
 struct relay_wop {
 	struct relay_wstep	 steps[RELAY_WOP_MAX_STEPS];
 	int			 nsteps;
+	/*
+	 * Disk space promised for later writes of the same session (an
+	 * item's chunks: > 0, relay_store_chunk_need() each), or such a
+	 * later write using its share of it (< 0). See relay-store.c.
+	 */
+	int64_t			 promise;
 	uint64_t		 cursor;	/* out: APPEND_ITEM's cursor */
 	int			 result;	/* out: 0 or ALX_ERR_* */
 	relay_wop_done_fn	*done;
@@ -79,10 +86,21 @@ int	 relay_store_start(struct relay_store *, struct event_base *);
 /* Wait for every queued write to commit and its callback to run. */
 void	 relay_store_drain(struct relay_store *);
 void	 relay_store_close(struct relay_store *);
+/* 2: unusable, 1: damaged (writes refused), 0: whole or some sessions
+ * damaged (*nbad: how many; their writes are refused); *why: the first. */
+int	 relay_store_damaged(struct relay_store *, const char **why,
+	    unsigned *nbad);
+/* airlox-relayd --check and --salvage (relay-store-check.c). */
+int	 relay_store_check(const char *dir, FILE *report);
+int	 relay_store_salvage(const char *dir, const char *dst, FILE *report);
 unsigned relay_store_pending(struct relay_store *);
 /* Bytes of queued writes beyond which relay_store_room() refuses. */
 void	 relay_store_set_limit(struct relay_store *, size_t);
 int	 relay_store_room(struct relay_store *, size_t);
+/* The disk space a later write of a value of len bytes may need. */
+uint64_t relay_store_chunk_need(size_t len);
+/* 1 when a write was refused for want of disk space lately. */
+int	 relay_store_full(struct relay_store *);
 /* Writes on their way (+1) or arrived or dropped (-1): group commit
  * waits briefly for announced writes. */
 void	 relay_store_expect(struct relay_store *, int);

@@ -73,7 +73,7 @@ static void
 relay_ephemeral_remove(void)
 {
 	static const char	*files[] = { "data.mdb", "lock.mdb",
-				    ".ready-probe" };
+				    ".ready-probe", "airlox-relayd.store" };
 	char			 path[4096];
 	size_t			 i;
 
@@ -173,7 +173,8 @@ relay_signals_free(void)
 static void
 relay_open_store(void)
 {
-	char	*cause = NULL;
+	const char	*why;
+	char		*cause = NULL;
 
 	if (relay_cfg.ephemeral)
 		relay_ephemeral_make();
@@ -184,6 +185,10 @@ relay_open_store(void)
 		relay_ephemeral_remove();
 		fatalx("store: %s", cause ? cause : "cannot open");
 	}
+	/* Damage does not stop the relay: it serves what it can (logged). */
+	if (relay_store_damaged(relay.store, &why, NULL) != 0)
+		relay_notify_status("serving reads only: storage damaged: %s",
+		    why);
 	if (relay_store_start(relay.store, relay.base) != 0)
 		fatalx("store: cannot start the writer thread");
 	relay_store_set_limit(relay.store, (size_t)relay_cfg.queue_limit);
@@ -211,6 +216,14 @@ main(int argc, char **argv)
 	log_setlevel(relay_cfg.log_level);
 	if (alx_crypto_init() != 0)
 		fatalx("crypto library initialisation failed");
+	if (relay_cfg.check || relay_cfg.salvage != NULL) {
+		/* An operator's check or rescue of the store, then exit. */
+		rc = relay_cfg.check ? relay_store_check(relay_cfg.data_dir,
+		    stdout) : relay_store_salvage(relay_cfg.data_dir,
+		    relay_cfg.salvage, stdout);
+		relay_config_free(&relay_cfg);
+		return rc;
+	}
 
 	/* 2. The event loop, with libevent's messages in our log. */
 	event_set_log_callback(relay_evlog);

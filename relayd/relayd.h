@@ -93,6 +93,8 @@ struct relay_config {
 	uint64_t	 verify_threads;
 	uint64_t	 verify_queue;		/* requests waiting */
 	uint64_t	 queue_limit;		/* bytes waiting, per queue */
+	int		 check;			/* --check: check, exit */
+	char		*salvage;		/* --salvage DIR: copy, exit */
 };
 
 extern struct relay_config relay_cfg;
@@ -416,6 +418,7 @@ void	 relay_session_deleting(const uint8_t *, int);
 int	 relay_submit(struct relay_req *, struct relay_session *,
 	    struct relay_wop *, int, int);
 int	 relay_write_allowed(void);
+int	 relay_write_allowed_reserved(void);
 int	 relay_submit_publish(struct relay_session *, struct relay_wop *);
 int	 relay_api_session_init(char **);
 void	 relay_api_session_free(void);

@@ -66,7 +66,8 @@
 	X(ALX_ERR_TOO_MANY_FAILS, -51, "too_many_failures",   "too many failed transfer code attempts") \
 	X(ALX_ERR_TREE_MISMATCH,  -52, "tree_mismatch",       "the workspace does not hold the tree the delta applies to") \
 	X(ALX_ERR_KEY_COMMIT,     -53, "bad_key_commitment",  "the key is not the one its signed envelope commits to") \
-	X(ALX_ERR_ROLLBACK,       -54, "manifest_rollback",   "the relay served an older or different manifest chain than this reader verified before")
+	X(ALX_ERR_ROLLBACK,       -54, "manifest_rollback",   "the relay served an older or different manifest chain than this reader verified before") \
+	X(ALX_ERR_STORAGE,        -55, "storage_error",       "the relay's storage is damaged here")
 
 enum alx_err {
 	ALX_OK = 0,

@@ -4,8 +4,10 @@
  * group commit, deleting a session leaves none of its keys (checked with a
  * cursor walk here and with mdb_dump by the caller), a full map gives
  * ALX_ERR_NO_SPACE (the relay's 507) without breaking the store, and the
- * writer keeps written zeros ahead of LMDB's last page (and stops, with
- * nothing lost, when the file cannot grow).
+ * writer keeps written zeros ahead of LMDB's last page (and, when the file
+ * cannot grow, refuses what does not fit in them with ALX_ERR_NO_SPACE,
+ * losing nothing); a store of format 1 is converted, and a changed record
+ * is a storage error.
  */
 #include "config.h"
 
@@ -39,6 +41,8 @@ rmtree(const char *dir)
 	snprintf(path, sizeof(path), "%s/data.mdb", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/lock.mdb", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/airlox-relayd.store", dir);
 	unlink(path);
 	rmdir(dir);
 }
@@ -87,6 +91,7 @@ append_item(struct relay_store *st, const uint8_t *sid, const char *id,
 struct async_state {
 	struct event_base	*base;
 	int			 done, want, errors;
+	int			*nospace;	/* NULL: no_space is an error */
 	uint64_t		 last_cursor;
 };
 
@@ -95,11 +100,15 @@ async_done(struct relay_wop *op, void *arg)
 {
 	struct async_state	*as = arg;
 
-	if (op->result != 0)
+	if (op->result == ALX_ERR_NO_SPACE && as->nospace != NULL)
+		(*as->nospace)++;
+	else if (op->result != 0)
 		as->errors++;
-	else if (op->cursor != as->last_cursor + 1)
-		as->errors++;	/* cursors must be dense and in order */
-	as->last_cursor = op->cursor;
+	else {
+		if (op->cursor != as->last_cursor + 1)
+			as->errors++;	/* cursors must be dense and in order */
+		as->last_cursor = op->cursor;
+	}
 	relay_wop_free(op);
 	if (++as->done == as->want)
 		event_base_loopbreak(as->base);
@@ -263,9 +272,13 @@ test_async(struct relay_store *st)
 	event_base_free(as.base);
 }
 
-/* n writes of len bytes through the writer thread; the errors. */
+/*
+ * n writes of len bytes through the writer thread; the errors (with
+ * nospace, the writes refused for want of disk space are counted there,
+ * not as errors).
+ */
 static int
-async_writes(struct relay_store *st, int n, size_t len)
+async_writes(struct relay_store *st, int n, size_t len, int *nospace)
 {
 	struct async_state	 as;
 	struct relay_wop	*op;
@@ -273,6 +286,7 @@ async_writes(struct relay_store *st, int n, size_t len)
 	int			 i;
 
 	memset(&as, 0, sizeof(as));
+	as.nospace = nospace;
 	as.base = event_base_new();
 	as.want = n;
 	val = calloc(1, len);
@@ -425,8 +439,9 @@ test_prepare_steps(void)
 /*
  * The writer extends the data file with written zeros (allocated blocks,
  * not a hole) ahead of LMDB's last page; what was committed survives a
- * reopen. With the file size limited (as a full disk would), the zeros
- * are cut off again and every write still commits.
+ * reopen. With the file size limited (as a full disk would), writes go
+ * on within the room the zeros made, and the others are refused before
+ * anything of them is written.
  */
 static void
 test_prepare(void)
@@ -439,14 +454,15 @@ test_prepare(void)
 	uint64_t		 cur = 0;
 	uint8_t			 sid[RELAY_SID_LEN];
 	pid_t			 pid;
-	int			 status;
+	int			 status, rc;
 
 	if (mkdtemp(dir) == NULL ||
 	    relay_store_open(&st, dir, 256 * 1024 * 1024, &cause) != 0) {
 		ok(0, "open a store for the extension test");
 		return;
 	}
-	is_int(async_writes(st, 20, 1000), 0, "20 writes through the writer");
+	is_int(async_writes(st, 20, 1000, NULL), 0,
+	    "20 writes through the writer");
 	size = file_size(dir, &alloc);
 	ok(size >= 16 * 1024 * 1024 && alloc >= 16 * 1024 * 1024,
 	    "the data file holds 16 MiB of written zeros ahead "
@@ -459,33 +475,46 @@ test_prepare(void)
 	relay_store_close(st);
 	rmtree(dir);
 
-	/* A file that cannot grow: in a child, whose limit is its own. */
+	/*
+	 * A file that cannot grow (as a full disk): in a child, whose limit
+	 * is its own. The zeros stop at the limit and stay; every write
+	 * either commits or is refused with no_space before it is written,
+	 * and what committed is all there when reopened.
+	 */
 	if (mkdtemp(strcpy(dir, "/tmp/alx-store-prep-XXXXXX")) == NULL) {
 		ok(0, "mkdtemp");
 		return;
 	}
 	if ((pid = fork()) == 0) {
+		int	nospace = 0, errors;
+
 		signal(SIGXFSZ, SIG_IGN);
 		rl.rlim_cur = rl.rlim_max = 2 * 1024 * 1024;
 		if (setrlimit(RLIMIT_FSIZE, &rl) == -1 ||
 		    relay_store_open(&st, dir, 256 * 1024 * 1024, &cause) != 0)
 			_exit(2);
-		if (async_writes(st, 200, 4000) != 0)
-			_exit(3);
+		errors = async_writes(st, 300, 4000, &nospace);
 		relay_store_close(st);
-		/* Zeros left up to the limit would make it exactly 2 MiB. */
-		_exit(file_size(dir, NULL) < 2 * 1024 * 1024 ? 0 : 4);
+		if (errors != 0)
+			_exit(3);
+		if (file_size(dir, NULL) > 2 * 1024 * 1024)
+			_exit(4);
+		/* The count in the exit status: 300 - nospace / 2 fits. */
+		_exit(nospace / 2);
 	}
 	status = -1;
 	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
 		status = WEXITSTATUS(status);
-	ok(status == 0, "a file that cannot grow 16 MiB: the zeros are cut "
-	    "off and 200 writes of 4 KB commit (child exit %d)", status);
+	ok(status > 4 && status < 140, "a file that cannot grow 16 MiB: "
+	    "writes commit within the room there is, the others get "
+	    "no_space (about %d of 300 refused)", status * 2);
 	memset(sid, 0x55, sizeof(sid));
 	cur = 0;
-	ok(relay_store_open(&st, dir, 256 * 1024 * 1024, &cause) == 0 &&
-	    relay_store_last_cursor(st, sid, &cur) == 0 && cur == 200,
-	    "and all 200 are there when reopened");
+	rc = relay_store_open(&st, dir, 256 * 1024 * 1024, &cause) == 0 &&
+	    relay_store_last_cursor(st, sid, &cur) == 0;
+	ok(rc && cur >= 300 - (uint64_t)status * 2 - 1 &&
+	    cur <= 300 - (uint64_t)status * 2, "and the %llu committed are "
+	    "there when reopened", (unsigned long long)cur);
 	relay_store_close(st);
 	rmtree(dir);
 }
@@ -613,6 +642,112 @@ test_map_full(void)
 	rmtree(dir);
 }
 
+/*
+ * A store written before records carried tags (format 1: values as they
+ * are) is copied once into one with tags when it is opened, and reads the
+ * same; a record whose bytes changed in the file is then a storage error
+ * of that record alone (writes go on), never its bytes.
+ */
+static void
+test_format1(void)
+{
+	char			 dir[] = "/tmp/alx-store-fmt1-XXXXXX";
+	char			 path[512];
+	static const char	*names[] = { "meta", "expiry", "sessions",
+				    "items", "itemidx", "chunks",
+				    "participants", "receipts", "jobs" };
+	struct relay_store	*st;
+	struct alx_buf		 b;
+	MDB_env			*env;
+	MDB_txn			*txn;
+	MDB_dbi			 dbi;
+	MDB_val			 k, v;
+	uint8_t			 key[RELAY_SID_LEN + 8], *file = NULL;
+	char			*cause = NULL, val[64];
+	const char		*why;
+	unsigned		 nbad = 9;
+	FILE			*f;
+	long			 len, i;
+	size_t			 n;
+	int			 rc, d;
+
+	if (mkdtemp(dir) == NULL || mdb_env_create(&env) != 0 ||
+	    mdb_env_set_maxdbs(env, 16) != 0 ||
+	    mdb_env_open(env, dir, 0, 0600) != 0 ||
+	    mdb_txn_begin(env, NULL, 0, &txn) != 0) {
+		ok(0, "a format 1 store");
+		return;
+	}
+	rc = 0;
+	for (i = 0; i < 9 && rc == 0; i++)
+		rc = mdb_dbi_open(txn, names[i], MDB_CREATE, &dbi);
+	memset(key, 0x77, RELAY_SID_LEN);
+	for (i = 1; i <= 50 && rc == 0; i++) {
+		relay_be64(key + RELAY_SID_LEN, (uint64_t)i);
+		snprintf(val, sizeof(val), "record-%03ld-of-format-one", i);
+		k.mv_data = key;
+		k.mv_size = sizeof(key);
+		v.mv_data = val;
+		v.mv_size = strlen(val);
+		rc = mdb_put(txn, dbi, &k, &v, 0);	/* dbi: "jobs" */
+	}
+	ok(rc == 0 && mdb_txn_commit(txn) == 0, "a store of format 1: 50 "
+	    "records without tags");
+	mdb_env_close(env);
+
+	ok(relay_store_open(&st, dir, 64 * 1024 * 1024, &cause) == 0 &&
+	    relay_store_damaged(st, NULL, NULL) == 0, "it opens (converted)");
+	alx_buf_init(&b, 64);
+	relay_be64(key + RELAY_SID_LEN, 17);
+	is_int(relay_store_get(st, RELAY_DB_JOBS, key, sizeof(key), &b), 0,
+	    "a record reads");
+	is_int(b.len == strlen("record-017-of-format-one") &&
+	    memcmp(b.data, "record-017-of-format-one", b.len) == 0, 1,
+	    "the same bytes as before");
+	relay_store_close(st);
+	snprintf(path, sizeof(path), "%s/.convert", dir);
+	ok(access(path, F_OK) == -1, "no copy left beside it");
+
+	/* One byte of that record changed in the file. */
+	snprintf(path, sizeof(path), "%s/data.mdb", dir);
+	if ((f = fopen(path, "r+b")) == NULL || fseek(f, 0, SEEK_END) != 0 ||
+	    (len = ftell(f)) <= 0 || (file = malloc((size_t)len)) == NULL ||
+	    fseek(f, 0, SEEK_SET) != 0 ||
+	    fread(file, 1, (size_t)len, f) != (size_t)len) {
+		ok(0, "read the data file");
+		if (f != NULL)
+			fclose(f);
+		free(file);
+		alx_buf_free(&b);
+		return;
+	}
+	n = strlen("record-017");
+	for (i = 0; i + (long)n <= len; i++)
+		if (memcmp(file + i, "record-017", n) == 0)
+			break;
+	ok(i + (long)n <= len, "the record is in the file");
+	if (i + (long)n <= len) {
+		fseek(f, i + 7, SEEK_SET);
+		fputc('9', f);
+	}
+	fclose(f);
+	free(file);
+	ok(relay_store_open(&st, dir, 64 * 1024 * 1024, &cause) == 0,
+	    "reopened");
+	is_int(relay_store_get(st, RELAY_DB_JOBS, key, sizeof(key), &b),
+	    ALX_ERR_STORAGE, "the changed record: a storage error, not bytes");
+	relay_be64(key + RELAY_SID_LEN, 18);
+	is_int(relay_store_get(st, RELAY_DB_JOBS, key, sizeof(key), &b), 0,
+	    "its neighbour reads");
+	d = relay_store_damaged(st, &why, &nbad);
+	ok(d == 0 && nbad == 0, "a record's damage does not turn writes off");
+	relay_store_close(st);
+	alx_buf_free(&b);
+	snprintf(path, sizeof(path), "%s/airlox-relayd.store", dir);
+	unlink(path);
+	rmtree(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -643,6 +778,7 @@ main(int argc, char **argv)
 		is_int(cur, 302, "all 302 group-committed items survive a reopen");
 	}
 	relay_store_close(st);
+	test_format1();
 	if (argc > 1 && strcmp(argv[1], "-k") == 0)
 		printf("# kept %s\n", tmpdir);
 	else
