@@ -318,6 +318,13 @@ item_seal(struct csession *cs, const struct item_post *p,
 			goto out;
 		}
 		r = alx_item_key_reply(p->job_key, is->it.id, is->kitem);
+	} else if (strcmp(p->kind, "input") == 0) {
+		/* A file for a job: sealed with a key from that job's. */
+		if (p->job_key == NULL) {
+			r = ALX_ERR_INVALID;
+			goto out;
+		}
+		r = alx_item_key_input(p->job_key, is->it.id, is->kitem);
 	} else {
 		if ((r = alx_view_epoch_key(&cs->view, is->it.epoch,
 		    ekey)) != 0)
@@ -512,18 +519,29 @@ int
 item_read_chunks(struct csession *cs, const struct alx_item *it,
     int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg)
 {
-	struct http_resp	 resp;
-	uint8_t			 kitem[ALX_KEY_LEN], *pt;
-	size_t			 i, ptlen;
-	int64_t			 off = 0;
-	int			 r;
+	uint8_t	kitem[ALX_KEY_LEN];
+	int	r;
 
 	if ((r = alx_view_item_key(&cs->view, it, kitem)) != 0)
 		return r;
-	if ((pt = malloc(ALX_CHUNK_SIZE)) == NULL) {
-		alx_wipe(kitem, sizeof(kitem));
+	r = item_read_chunks_key(cs, it, kitem, cb, arg);
+	alx_wipe(kitem, sizeof(kitem));
+	return r;
+}
+
+int
+item_read_chunks_key(struct csession *cs, const struct alx_item *it,
+    const uint8_t kitem[ALX_KEY_LEN],
+    int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg)
+{
+	struct http_resp	 resp;
+	uint8_t			*pt;
+	size_t			 i, ptlen;
+	int64_t			 off = 0;
+	int			 r = 0;
+
+	if ((pt = malloc(ALX_CHUNK_SIZE)) == NULL)
 		return ALX_ERR_NOMEM;
-	}
 	for (i = 0; i < it->nchunks && r == 0; i++) {
 		if ((r = item_get_chunk(cs, it, i, &resp)) == 0) {
 			/* The envelope's hash and the tag, before any use. */
@@ -543,7 +561,6 @@ item_read_chunks(struct csession *cs, const struct alx_item *it,
 	}
 	alx_wipe(pt, ALX_CHUNK_SIZE);
 	free(pt);
-	alx_wipe(kitem, sizeof(kitem));
 	return r;
 }
 

@@ -90,7 +90,8 @@ job_wraps(struct csession *cs, struct alx_item *it, const struct job_target *t,
 
 int
 job_post(struct csession *cs, const struct job_target *t, const char *meta,
-    size_t metalen, int fd, int64_t size, struct job_posted *out)
+    size_t metalen, int fd, int64_t size, const uint8_t *kjob,
+    struct job_posted *out)
 {
 	struct alx_item		 it;
 	struct http_resp	 resp;
@@ -110,8 +111,11 @@ job_post(struct csession *cs, const struct job_target *t, const char *meta,
 	snprintf(it.job.name, sizeof(it.job.name), "%s", t->name);
 	it.job.not_after = http_now(&cs->http) + t->wait_s;
 	it.size = size;
-	if ((r = alx_random(kitem, sizeof(kitem))) != 0 ||
-	    (r = job_wraps(cs, &it, t, kitem, &nrunners)) != 0)
+	if (kjob != NULL)
+		memcpy(kitem, kjob, sizeof(kitem));
+	else if ((r = alx_random(kitem, sizeof(kitem))) != 0)
+		goto out;
+	if ((r = job_wraps(cs, &it, t, kitem, &nrunners)) != 0)
 		goto out;
 	if (nrunners == 0) {
 		r = ALX_ERR_NOT_FOUND;

@@ -79,7 +79,8 @@ struct job_outcome {
 
 /* Seal, wrap, sign and post a job; ALX_ERR_NOT_FOUND: no runner to wrap to. */
 int	job_post(struct csession *, const struct job_target *, const char *meta,
-	    size_t metalen, int fd, int64_t size, struct job_posted *);
+	    size_t metalen, int fd, int64_t size, const uint8_t *kjob,
+	    struct job_posted *);
 /*
  * Follow the job's progress (its output printed as it comes when print) to
  * its verified result, which must bind the output that came; hash NULL:

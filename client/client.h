@@ -363,9 +363,10 @@ struct item_post {
 	int		 has_reply;
 	uint8_t		 reply_to[ALX_ID_LEN];
 	/*
-	 * A reply to a job (result, progress, report): the job's key, which
-	 * seals it to the job's readers (alx_item_key_reply); NULL for an
-	 * item every member reads (the epoch key).
+	 * A reply to a job (result, progress, report), or a file for a job
+	 * (input): the job's key, which seals it to the job's readers
+	 * (alx_item_key_reply, alx_item_key_input); NULL for an item every
+	 * member reads (the epoch key).
 	 */
 	const uint8_t	*job_key;
 	uint8_t		 id[ALX_ID_LEN];	/* out */
@@ -418,6 +419,10 @@ int	 item_meta(struct csession *, const struct alx_item *, char **meta,
  * fetched: one chunk in memory at a time. cb returns 0 to go on.
  */
 int	 item_read_chunks(struct csession *, const struct alx_item *,
+	    int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg);
+/* The same with the item's key given (an item the view cannot open). */
+int	 item_read_chunks_key(struct csession *, const struct alx_item *,
+	    const uint8_t kitem[ALX_KEY_LEN],
 	    int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg);
 int	 item_save(struct csession *, const struct alx_item *,
 	    const char *dir, const char *name, char **saved, char **cause);

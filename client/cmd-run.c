@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,8 @@ static const struct cmd_opt cmd_run_opts[] = {
 	    "with airlox result" },
 	{ "save", "DIR", 0, "save the files the job wrote to $AIRLOX_OUT into "
 	    "DIR, never overwriting (default: not saved)" },
+	{ "input", "FILE", OPT_MULTI, "send FILE with the job, readable by it "
+	    "at $AIRLOX_IN/NAME; repeatable (default: none)" },
 	{ "require", "NAME", OPT_MULTI, "a Python package the job needs, by "
 	    "name only: the session's allowlist pins its version (default: "
 	    "none)" },
@@ -203,6 +206,114 @@ run_meta(struct client_ctx *ctx, struct alx_jobmeta *jm, int *fd,
 	}
 	alx_buf_free(&cmd);
 	return run_argv(ctx, jm);
+}
+
+/* --input FILE...: files sent with the job, open from the start. */
+struct run_inputs {
+	size_t		 n;
+	int		 fd[ALX_JOB_MAX_INPUTS];
+	char		*name[ALX_JOB_MAX_INPUTS];
+	int64_t		 size[ALX_JOB_MAX_INPUTS];
+	int64_t		 total;
+};
+
+static void
+run_inputs_free(struct run_inputs *in)
+{
+	size_t	i;
+
+	for (i = 0; i < in->n; i++) {
+		close(in->fd[i]);
+		free(in->name[i]);
+	}
+	in->n = 0;
+}
+
+static int
+run_inputs_open(struct client_ctx *ctx, struct run_inputs *in)
+{
+	struct stat	 st;
+	const char	*v, *base;
+	size_t		 i, k;
+
+	memset(in, 0, sizeof(*in));
+	for (i = 0; (v = args_nth(&ctx->args, "input", i)) != NULL; i++) {
+		if (i >= ALX_JOB_MAX_INPUTS)
+			return out_usage("--input: at most %d files",
+			    ALX_JOB_MAX_INPUTS);
+		base = strrchr(v, '/') != NULL ? strrchr(v, '/') + 1 : v;
+		if (!alx_input_name_valid(base))
+			return out_usage("--input %s: not a file name the job "
+			    "can be given", v);
+		for (k = 0; k < in->n; k++)
+			if (strcmp(in->name[k], base) == 0)
+				return out_usage("--input %s: a second file "
+				    "named %s", v, base);
+		if ((in->fd[in->n] = open(v, O_RDONLY | O_CLOEXEC)) == -1)
+			return out_fail(ALX_ERR_IO, "--input %s: %s", v,
+			    strerror(errno));
+		if (fstat(in->fd[in->n], &st) != 0 || !S_ISREG(st.st_mode)) {
+			close(in->fd[in->n]);
+			return out_usage("--input %s: not a regular file", v);
+		}
+		if ((in->name[in->n] = strdup(base)) == NULL) {
+			close(in->fd[in->n]);
+			return ALX_ERR_NOMEM;
+		}
+		in->size[in->n] = st.st_size;
+		in->total += st.st_size;
+		in->n++;
+	}
+	return 0;
+}
+
+/*
+ * Post the inputs, each an item of kind input sealed with a key from the
+ * job's (kjob), and name them in the job's meta.
+ */
+static int
+run_inputs_post(struct csession *cs, struct run_inputs *in,
+    const uint8_t kjob[ALX_KEY_LEN], struct alx_jobmeta *jm)
+{
+	struct item_post	 p;
+	char			*meta = NULL, *cause = NULL;
+	size_t			 i;
+	int			 r;
+
+	for (i = 0; i < jm->ninputs; i++)
+		free(jm->inputs[i].name);
+	free(jm->inputs);
+	jm->inputs = NULL;
+	jm->ninputs = 0;
+	if (in->n == 0)
+		return 0;
+	if ((jm->inputs = calloc(in->n, sizeof(*jm->inputs))) == NULL)
+		return ALX_ERR_NOMEM;
+	for (i = 0; i < in->n; i++) {
+		if (asprintf(&meta, "{\"v\":1,\"name\":\"input\"}") < 0)
+			return ALX_ERR_NOMEM;
+		memset(&p, 0, sizeof(p));
+		p.kind = "input";
+		p.meta = meta;
+		p.metalen = strlen(meta);
+		p.fd = in->fd[i];
+		p.size = in->size[i];
+		p.job_key = kjob;
+		r = item_post(cs, &p, &cause);
+		free(meta);
+		if (r != 0) {
+			r = out_fail(r, "--input %s was not sent%s%s",
+			    in->name[i], cause ? ": " : "", cause ? cause : "");
+			free(cause);
+			return r;
+		}
+		memcpy(jm->inputs[i].id, p.id, ALX_ID_LEN);
+		jm->inputs[i].size = in->size[i];
+		if ((jm->inputs[i].name = strdup(in->name[i])) == NULL)
+			return ALX_ERR_NOMEM;
+		jm->ninputs++;
+	}
+	return 0;
 }
 
 /* tree: the options of --tree, and what ctree_build needs to key its state. */
@@ -539,9 +650,13 @@ cmd_run_exec(struct client_ctx *ctx)
 	char			*meta = NULL, idtxt[ALX_FP_STRLEN + 1];
 	size_t			 metalen;
 	int64_t			 size, timeout_s = 7200, wait_s = 600;
+	struct run_inputs	 in;
+	uint8_t			 kjob[ALX_KEY_LEN];
 	size_t			 i;
 	int			 fd = -1, r, tries = 0;
 
+	memset(&in, 0, sizeof(in));
+	memset(kjob, 0, sizeof(kjob));
 	memset(&tr, 0, sizeof(tr));
 	tr.fd = -1;
 	memset(&rt, 0, sizeof(rt));
@@ -553,6 +668,10 @@ cmd_run_exec(struct client_ctx *ctx)
 		return r;
 	if ((r = run_save_dir(args_get(&ctx->args, "save"))) != 0)
 		return r;
+	if ((r = run_inputs_open(ctx, &in)) != 0) {
+		run_inputs_free(&in);
+		return r;
+	}
 	if ((r = run_meta(ctx, &jm, &fd, &size)) != 0 ||
 	    (r = run_requirements(ctx, &jm)) != 0)
 		goto done;
@@ -564,13 +683,18 @@ cmd_run_exec(struct client_ctx *ctx)
 again:
 	if ((r = run_tree(ctx, &cs, &t, &jm, &tr, &rt, &fd, &size)) != 0)
 		goto close;
+	/* The job's key: its inputs are sealed with it before it goes. */
+	if ((r = alx_random(kjob, sizeof(kjob))) != 0 ||
+	    (r = run_inputs_post(&cs, &in, kjob, &jm)) != 0)
+		goto close;
 	free(meta);
 	if ((r = alx_jobmeta_encode(&jm, &meta, &metalen)) != 0) {
 		meta = NULL;
 		r = out_fail(r, "cannot encode the job");
 		goto close;
 	}
-	r = job_post(&cs, &t, meta, metalen, fd, size, &posted);
+	r = job_post(&cs, &t, meta, metalen, fd, size, kjob, &posted);
+	alx_wipe(kjob, sizeof(kjob));
 	if (r == ALX_ERR_NOT_FOUND) {
 		r = out_fail(r, "no approved runner is %s %s in this session",
 		    t.is_label ? "labelled" : "named", t.name);
@@ -599,6 +723,13 @@ again:
 			alx_jw_kstr(&jw, "file", jm.file);
 		else
 			alx_jw_kstr(&jw, "shell", args_get(&ctx->args, "shell"));
+		if (in.n > 0) {
+			alx_jw_key(&jw, "inputs");
+			alx_jw_arr_begin(&jw);
+			for (i = 0; i < in.n; i++)
+				alx_jw_str(&jw, in.name[i]);
+			alx_jw_arr_end(&jw);
+		}
 		if (rt.on) {	/* tree: what was sent */
 			alx_jw_key(&jw, "tree");
 			alx_jw_obj_begin(&jw);
@@ -616,6 +747,9 @@ again:
 	else {
 		fprintf(stderr, "%s · job %s · ", t.name, idtxt);
 		run_print_command(&jm, args_get(&ctx->args, "shell"));
+		if (in.n > 0)
+			fprintf(stderr, " · %zu input%s, %lld bytes", in.n,
+			    in.n == 1 ? "" : "s", (long long)in.total);
 		if (rt.on)	/* tree: its size and what changed */
 			fprintf(stderr, " · tree %lld files, %lld %s, %lld "
 			    "deleted, %lld bytes sent", (long long)tr.nfiles,
@@ -676,6 +810,8 @@ close:
 	job_outcome_free(&o);
 	csess_close(&cs);
 done:
+	run_inputs_free(&in);
+	alx_wipe(kjob, sizeof(kjob));
 	if (fd != -1 && fd != tr.fd)
 		close(fd);
 	ctree_free(&tr);

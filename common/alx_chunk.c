@@ -71,6 +71,16 @@ alx_item_key_reply(const uint8_t kjob[ALX_KEY_LEN],
 }
 
 int
+alx_item_key_input(const uint8_t kjob[ALX_KEY_LEN],
+    const uint8_t id[ALX_ID_LEN], uint8_t kitem[ALX_KEY_LEN])
+{
+	static const char info[] = "airlox/v1/input";
+
+	return alx_hkdf_sha256(kitem, ALX_KEY_LEN, kjob, ALX_KEY_LEN, id,
+	    ALX_ID_LEN, info, sizeof(info) - 1);
+}
+
+int
 alx_item_commit(const uint8_t kitem[ALX_KEY_LEN], uint8_t kc[ALX_HASH_LEN])
 {
 	return alx_hkdf_sha256(kc, ALX_HASH_LEN, kitem, ALX_KEY_LEN, NULL, 0,

@@ -67,6 +67,8 @@ alx_jobmeta_free(struct alx_jobmeta *jm)
 	free(jm->argv);
 	free(jm->file);
 	free(jm->cwd);
+	for (i = 0; i < jm->ninputs; i++)
+		free(jm->inputs[i].name);
 	free(jm->inputs);
 	for (i = 0; i < jm->nreqs; i++)
 		free(jm->reqs[i]);
@@ -126,8 +128,13 @@ alx_jobmeta_encode(const struct alx_jobmeta *jm, char **json, size_t *len)
 	alx_jw_kstr(&w, "cwd", jm->cwd != NULL ? jm->cwd : "");
 	alx_jw_key(&w, "inputs");
 	alx_jw_arr_begin(&w);
-	for (i = 0; i < jm->ninputs; i++)
-		alx_jw_b64(&w, jm->inputs[i], ALX_ID_LEN);
+	for (i = 0; i < jm->ninputs; i++) {
+		alx_jw_obj_begin(&w);
+		alx_jw_kb64(&w, "id", jm->inputs[i].id, ALX_ID_LEN);
+		alx_jw_kstr(&w, "name", jm->inputs[i].name);
+		alx_jw_kint(&w, "size", jm->inputs[i].size);
+		alx_jw_obj_end(&w);
+	}
 	alx_jw_arr_end(&w);
 	alx_jw_kbool(&w, "fresh", jm->fresh);
 	alx_jw_key(&w, "limits");
@@ -179,18 +186,51 @@ alx_jobmeta_get_limits(struct alx_jobmeta *jm, const struct alx_json *j)
 	return ALX_OK;
 }
 
+/* An input's name: one path component, no control character. */
+int
+alx_input_name_valid(const char *name)
+{
+	return alx_relpath_valid(name) && strchr(name, '/') == NULL;
+}
+
 static int
 alx_jobmeta_get_inputs(struct alx_jobmeta *jm, const struct alx_json *j)
 {
-	uint8_t	*p = NULL;
-	int	 r;
+	struct alx_job_input	*in;
+	size_t			 k;
+	int			 arr, n, i, t, r;
 
-	if (!alx_json_has(j, 0, "inputs"))
+	if ((arr = alx_json_obj_get(j, 0, "inputs")) < 0)
 		return ALX_OK;
-	r = alx_b64list_decode(j, 0, "inputs", ALX_ID_LEN, ALX_JOB_MAX_INPUTS,
-	    &p, &jm->ninputs);
-	jm->inputs = (uint8_t (*)[ALX_ID_LEN])p;
-	return r;
+	if ((n = alx_json_arr_len(j, arr)) < 0)
+		return ALX_ERR_TYPE;
+	if (n > ALX_JOB_MAX_INPUTS)
+		return ALX_ERR_TOO_LARGE;
+	if (n == 0)
+		return ALX_OK;
+	if ((jm->inputs = calloc((size_t)n, sizeof(*jm->inputs))) == NULL)
+		return ALX_ERR_NOMEM;
+	for (i = 0; i < n; i++) {
+		in = &jm->inputs[i];
+		t = alx_json_arr_at(j, arr, i);
+		jm->ninputs++;
+		if (alx_json_type(j, t) != ALX_JSON_OBJECT)
+			return ALX_ERR_TYPE;
+		if ((r = alx_json_get_b64(j, t, "id", in->id,
+		    ALX_ID_LEN)) != ALX_OK ||
+		    (r = alx_json_get_str(j, t, "name", &in->name,
+		    ALX_JOB_PATH_MAX)) != ALX_OK ||
+		    (r = alx_json_get_int(j, t, "size", &in->size, 0,
+		    ALX_ITEM_MAX_SIZE)) != ALX_OK)
+			return r;
+		if (!alx_input_name_valid(in->name))
+			return ALX_ERR_BAD_PATH;
+		/* Two inputs of one name: which would the job see? */
+		for (k = 0; k + 1 < jm->ninputs; k++)
+			if (strcmp(jm->inputs[k].name, in->name) == 0)
+				return ALX_ERR_EXISTS;
+	}
+	return ALX_OK;
 }
 
 /*

@@ -60,6 +60,7 @@ static const struct alx_kindperm alx_kindperms[] = {
 	{ "file",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	1, 0 },
 	{ "job",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	0, 0 },
 	{ "cancel",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	1, 0 },
+	{ "input",	R(ALX_ROLE_OWNER) | R(ALX_ROLE_SENDER),	0, 0 },
 	{ "result",	R(ALX_ROLE_RUNNER),			0, 1 },
 	{ "progress",	R(ALX_ROLE_RUNNER),			0, 1 },
 	{ "report",	R(ALX_ROLE_RUNNER),			1, 1 },

@@ -141,6 +141,8 @@ runner_job_start(struct runner_job *rj, const struct sandbox_backend *be,
 	spec.shim_path = shim;
 	if (rj->py != NULL && rj->py->active && rj->py->host_dir[0] != '\0')
 		spec.py_dir = rj->py->host_dir;
+	if (rj->indir[0] != '\0')
+		spec.indir = rj->indir;
 	/* One host uid per slot: concurrent jobs cannot signal each other. */
 	spec.host_uid = SANDBOX_UID_BASE + (uid_t)slot;
 	spec.host_gid = SANDBOX_UID_BASE + (gid_t)slot;
@@ -177,6 +179,10 @@ runner_job_rules(const struct runner_job *rj, struct redact_rule *rules,
 	rules[3].from = SANDBOX_WORK_DIR; rules[3].to = "$WORK";
 	rules[4].from = SANDBOX_OUT_DIR; rules[4].to = "$AIRLOX_OUT";
 	rules[5].from = home;		rules[5].to = "~";
+	if (rj->indir[0] != '\0' && n < max) {
+		rules[n].from = rj->indir;
+		rules[n++].to = "$AIRLOX_IN";
+	}
 	/* The venv and the interpreter's folders. */
 	n += runner_redact_runtime(rj->py, rules + n, max - n);
 	return n;

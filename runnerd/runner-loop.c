@@ -727,6 +727,108 @@ runner_fetch_source(struct runner *rn, struct runner_slot *sl,
 	return r;
 }
 
+static int
+runner_input_write(void *arg, const uint8_t *pt, size_t len, int64_t off)
+{
+	int	fd = *(int *)arg;
+	ssize_t	n;
+
+	(void)off;
+	while (len > 0) {
+		if ((n = write(fd, pt, len)) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return ALX_ERR_IO;
+		pt += n;
+		len -= (size_t)n;
+	}
+	return ALX_OK;
+}
+
+/*
+ * One input: the item of kind input the job names, posted by the job's
+ * own author (its signature checked with that author's key), of the size
+ * the job says, its chunks opened with the key made from the job's.
+ */
+static int
+runner_fetch_input(struct runner *rn, struct runner_slot *sl,
+    const struct alx_job_input *in, const struct alx_view_member *author,
+    int dfd)
+{
+	struct http_resp	 resp;
+	struct alx_json		*j = NULL;
+	struct alx_item		 it;
+	const char		*raw;
+	char			 path[160], idtxt[ALX_FP_STRLEN + 1];
+	uint8_t			 k[ALX_KEY_LEN];
+	size_t			 rawlen;
+	int			 tok, fd, r;
+
+	memset(&it, 0, sizeof(it));
+	alx_b64_encode(idtxt, in->id, ALX_ID_LEN);
+	csess_path(&rn->cs, path, sizeof(path), "/items/%s", idtxt);
+	if ((r = http_request(&rn->cs.http, "GET", path, NULL, 0, NULL, 1,
+	    ALX_ITEM_BODY_MAX * 2, &resp)) != 0)
+		goto out;
+	if ((r = alx_json_parse(&j, (const char *)resp.body.data,
+	    resp.body.len, NULL)) != 0 || (tok = alx_json_obj_get(j, 0,
+	    "item")) < 0 || (r = alx_json_raw(j, tok, &raw, &rawlen)) != 0 ||
+	    (r = alx_item_open(&it, raw, rawlen, rn->cs.inv.sid,
+	    author->cert.pk)) != 0) {
+		r = r != 0 ? r : ALX_ERR_MISSING;
+		goto out;
+	}
+	if (strcmp(it.kind, "input") != 0 || it.size != in->size ||
+	    !alx_ct_eq(it.id, in->id, ALX_ID_LEN)) {
+		r = ALX_ERR_INVALID;
+		goto out;
+	}
+	if ((fd = openat(dfd, in->name, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1) {
+		r = ALX_ERR_IO;
+		goto out;
+	}
+	if ((r = alx_item_key_input(sl->job.kitem, it.id, k)) == ALX_OK &&
+	    it.size > 0)
+		r = item_read_chunks_key(&rn->cs, &it, k, runner_input_write,
+		    &fd);
+	if (close(fd) != 0 && r == ALX_OK)
+		r = ALX_ERR_IO;
+out:
+	alx_wipe(k, sizeof(k));
+	alx_item_free(&it);
+	alx_json_free(j);
+	http_resp_free(&resp);
+	return r;
+}
+
+/* The job's inputs (run --input), read-only for the job at $AIRLOX_IN. */
+static int
+runner_fetch_inputs(struct runner *rn, struct runner_slot *sl,
+    const struct alx_view_member *author)
+{
+	struct runner_job	*rj = &sl->job;
+	size_t			 i;
+	int			 dfd, r = ALX_OK;
+
+	if (rj->meta.ninputs == 0)
+		return ALX_OK;
+	if ((r = runner_pathf(rj->indir, sizeof(rj->indir), "%s/in",
+	    rj->jobdir)) != ALX_OK)
+		return r;
+	/* 0755, files 0644, the runner's: the job reads, never writes. */
+	if (mkdir(rj->indir, 0755) != 0 || (dfd = open(rj->indir, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return ALX_ERR_IO;
+	for (i = 0; r == ALX_OK && i < rj->meta.ninputs; i++)
+		if ((r = runner_fetch_input(rn, sl, &rj->meta.inputs[i],
+		    author, dfd)) != ALX_OK)
+			log_warnx("job %s: its input %s: %s", rj->job_id,
+			    rj->meta.inputs[i].name, alx_errname(r));
+	close(dfd);
+	return r;
+}
+
 /* tree: a job with a tree (or --fresh) runs in its sender's workspace. */
 static int
 runner_fetch_tree(struct runner *rn, struct runner_slot *sl,
@@ -795,6 +897,13 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 		log_warnx("job %s: cannot prepare its folder: %s",
 		    sl->job.job_id, alx_errname(r));
 		runner_refuse(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED);
+		runner_job_cleanup(&sl->job);
+		memset(sl, 0, sizeof(*sl));
+		return;
+	}
+	if ((r = runner_fetch_inputs(rn, sl, author)) != ALX_OK) {
+		runner_refuse_why(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED,
+		    "an input of the job could not be read");
 		runner_job_cleanup(&sl->job);
 		memset(sl, 0, sizeof(*sl));
 		return;

@@ -248,6 +248,7 @@ struct runner_job {
 	char			 jobdir[PATH_MAX];
 	char			 workdir[PATH_MAX];
 	char			 outdir[PATH_MAX];
+	char			 indir[PATH_MAX];	/* "" or its inputs */
 	char			 job_id[ALX_B64_ENCLEN(ALX_ID_LEN) + 1];
 	struct sandbox_job	*sb;
 	const struct runner_pyenv *py;	/* the session's Python, or NULL */

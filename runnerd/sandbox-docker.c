@@ -376,6 +376,8 @@ docker_body_host(struct alx_jw *w, struct sandbox_job *job,
 	alx_jw_arr_begin(w);
 	docker_mount(w, job->workspace, SANDBOX_WORK_DIR, 0);
 	docker_mount(w, job->outdir, SANDBOX_OUT_DIR, 0);
+	if (job->indir != NULL)
+		docker_mount(w, job->indir, SANDBOX_IN_DIR, 1);
 	docker_mount(w, job->shim, RUNNER_DOCKER_SHIM, 1);
 	docker_mount(w, ctl, RUNNER_DOCKER_CTL, 0);
 	alx_jw_arr_end(w);

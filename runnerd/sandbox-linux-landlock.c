@@ -78,6 +78,7 @@ static const struct {
 	{ "/usr",	 LL_RX },
 	{ "/etc",	 LL_RX },
 	{ "/opt/airlox/python", LL_RX },	/* SANDBOX_PY_DIR, when bound */
+	{ "/in",	 LL_READ },		/* SANDBOX_IN_DIR, when bound */
 	{ "/proc",	 LL_READ },
 	{ "/dev/null",	 LL_DEV },
 	{ "/dev/zero",	 LL_DEV },

@@ -351,15 +351,18 @@ sandbox_mount_py_open(const char *dir)
 	return fd;
 }
 
-/* The venv at SANDBOX_PY_DIR, from sandbox_mount_py_open()'s fd. */
+/*
+ * A tree from sandbox_mount_py_open()'s fd (the venv at SANDBOX_PY_DIR,
+ * the inputs at SANDBOX_IN_DIR), its folders made on the way.
+ */
 static int
-mount_python(int fd)
+mount_attach(int fd, const char *path)
 {
-	char	dst[sizeof(STAGE SANDBOX_PY_DIR)], *p;
+	char	dst[PATH_MAX], *p;
 
 	if (fd < 0)
 		return 0;
-	snprintf(dst, sizeof dst, STAGE SANDBOX_PY_DIR);
+	snprintf(dst, sizeof dst, "%s", path);
 	for (p = dst + strlen(STAGE) + 1; (p = strchr(p, '/')) != NULL; p++) {
 		*p = '\0';
 		if (mkdir(dst, 0755) != 0 && errno != EEXIST)
@@ -454,7 +457,10 @@ sandbox_mount_root(const struct sandbox_mount_ctx *ctx, const char **what)
 	STEP("bind workspace", mount_fd_bind(ctx->workfd,
 	    STAGE SANDBOX_WORK_DIR));
 	STEP("bind out dir", mount_fd_bind(ctx->outfd, STAGE SANDBOX_OUT_DIR));
-	STEP("attach " SANDBOX_PY_DIR, mount_python(ctx->py_fd));
+	STEP("attach " SANDBOX_PY_DIR, mount_attach(ctx->py_fd,
+	    STAGE SANDBOX_PY_DIR));
+	STEP("attach " SANDBOX_IN_DIR, mount_attach(ctx->in_fd,
+	    STAGE SANDBOX_IN_DIR));
 	STEP("mkdir /tmp", mount_mkdir(STAGE "/tmp"));
 	STEP("/tmp tmpfs", mount_tmpfs(STAGE "/tmp", MS_NOSUID | MS_NODEV,
 	    "1777", ctx->tmp_bytes));

@@ -522,6 +522,7 @@ linux_start(struct sandbox_job *job, int outfd, int errfd, char **cause)
 	c.mctx.gid = SANDBOX_JOB_UID;
 	c.mctx.net_host = job->net == SANDBOX_NET_HOST;
 	c.mctx.py_fd = job->py_fd;
+	c.mctx.in_fd = job->in_fd;
 	c.egressfd = job->egress_fd;
 #ifdef SANDBOX_TEST_WEAKEN
 	if (sandbox_test_weaken & SANDBOX_WEAKEN_MOUNTS)

@@ -34,6 +34,8 @@ struct sandbox_job {
 	char			 *shim;
 	int			  py_fd;	/* local: the venv's detached
 						 * mount (spec->py_dir), or -1 */
+	char			 *indir;	/* the inputs, or NULL */
+	int			  in_fd;	/* local: their detached mount */
 	struct sandbox_limits	  lim;
 	uid_t			  uid;		/* host uid of the job */
 	gid_t			  gid;
@@ -111,6 +113,8 @@ struct sandbox_mount_ctx {
 	int		 py_fd;		/* sandbox_mount_py_open() of the
 					 * venv, attached at SANDBOX_PY_DIR;
 					 * -1 for none */
+	int		 in_fd;		/* the same of the inputs, at
+					 * SANDBOX_IN_DIR; -1 for none */
 #ifdef SANDBOX_TEST_WEAKEN
 	const char	*weaken_dir;	/* test builds: a host dir bound in */
 #endif

@@ -272,6 +272,9 @@ sandbox_env_build(struct sandbox_job *job, const struct sandbox_spec *spec,
 	    fixed ? SANDBOX_WORK_DIR : job->workspace);
 	r |= sandbox_env_push(env, &n, "AIRLOX_OUT",
 	    fixed ? SANDBOX_OUT_DIR : job->outdir);
+	if (job->indir != NULL)
+		r |= sandbox_env_push(env, &n, "AIRLOX_IN",
+		    fixed ? SANDBOX_IN_DIR : job->indir);
 	r |= sandbox_env_push(env, &n, "AIRLOX_JOB", job->job_id);
 	r |= sandbox_env_push(env, &n, "TMPDIR", "/tmp");
 	if (fixed && job->net == SANDBOX_NET_PROXY)
@@ -339,6 +342,7 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 	job->pidfd = job->pipes[0] = job->pipes[1] = job->report = -1;
 	job->egress_fd = -1;
 	job->py_fd = -1;
+	job->in_fd = -1;
 	job->reason = -1;
 	job->lim = spec->limits;
 	sandbox_limits_fill(&job->lim);
@@ -376,6 +380,13 @@ sandbox_job_init(struct sandbox_job *job, const struct sandbox_backend *be,
 	    be->py == SANDBOX_PY_BIND &&
 	    (job->py_fd = sandbox_mount_py_open(spec->py_dir)) < 0) {
 		job->py_fd = -1;
+		return ALX_ERR_BAD_PATH;
+	}
+	/* The inputs, read-only at SANDBOX_IN_DIR (or where they are). */
+	if (spec->indir != NULL && ((job->indir = realpath(spec->indir,
+	    NULL)) == NULL || (be->py == SANDBOX_PY_BIND &&
+	    (job->in_fd = sandbox_mount_py_open(job->indir)) < 0))) {
+		job->in_fd = -1;
 		return ALX_ERR_BAD_PATH;
 	}
 	job->as_root = geteuid() == 0;
@@ -774,6 +785,9 @@ sandbox_free(struct sandbox_job *job)
 	free(job->shim);
 	if (job->py_fd >= 0)
 		close(job->py_fd);
+	if (job->in_fd >= 0)
+		close(job->in_fd);
+	free(job->indir);
 	free(job);
 }
 

@@ -36,6 +36,7 @@
 /* Fixed paths inside the local sandbox (also the job's environment). */
 #define SANDBOX_WORK_DIR	"/work"
 #define SANDBOX_OUT_DIR		"/out"
+#define SANDBOX_IN_DIR		"/in"	/* the job's inputs, read-only */
 
 /*
  * The job's network (issue 8, rule R1):
@@ -109,6 +110,12 @@ struct sandbox_spec {
 	 * backends ignore it (process: the job uses the venv's own path).
 	 */
 	const char		*py_dir;
+	/*
+	 * The files sent with the job (airlox run --input): a host dir the
+	 * job reads at $AIRLOX_IN, SANDBOX_IN_DIR where paths are fixed
+	 * (bound read-only, nosuid, nodev); NULL for none.
+	 */
+	const char		*indir;
 };
 
 #define SANDBOX_UID_BASE	((uid_t)2000000000u)

@@ -22,6 +22,17 @@
 #define ALX_RESULT_MAX_FILES	256
 #define ALX_REASON_MAX		31
 
+/*
+ * A file sent with the job (airlox run --input), as an item of kind input
+ * posted before it and sealed with a key from the job's (alx_item_key_input):
+ * the runner places it, read-only, at $AIRLOX_IN/name.
+ */
+struct alx_job_input {
+	uint8_t	 id[ALX_ID_LEN];
+	char	*name;		/* a file name: no '/', not . or .. */
+	int64_t	 size;
+};
+
 struct alx_jobmeta {
 	unsigned	  kind;		/* one ALX_JOBKIND_* bit */
 	char		 *cmd;		/* shell: a command line for /bin/sh -c */
@@ -29,7 +40,7 @@ struct alx_jobmeta {
 	size_t		  argc;
 	char		 *file;		/* python: the payload's file name */
 	char		 *cwd;		/* relative to the workspace, "" root */
-	uint8_t		(*inputs)[ALX_ID_LEN];
+	struct alx_job_input *inputs;
 	size_t		  ninputs;
 	int		  fresh;
 	int64_t		  timeout_s;	/* 0: the session's */
@@ -44,6 +55,8 @@ int	alx_jobmeta_encode(const struct alx_jobmeta *, char **json, size_t *);
 int	alx_jobmeta_decode(struct alx_jobmeta *, const char *json, size_t);
 /* A relative path that stays inside its root: no "..", no leading '/'. */
 int	alx_relpath_valid(const char *);
+/* An input's name: a valid relative path of one component. */
+int	alx_input_name_valid(const char *);
 
 struct alx_result_file {
 	char	*name;

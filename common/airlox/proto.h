@@ -437,6 +437,13 @@ int	alx_item_key_epoch(const uint8_t ekey[ALX_KEY_LEN],
 int	alx_item_key_reply(const uint8_t kjob[ALX_KEY_LEN],
 	    const uint8_t id[ALX_ID_LEN], uint8_t kitem[ALX_KEY_LEN]);
 /*
+ * The key of a file sent with a job (kind input, posted before the job):
+ * from the job's item key too, for the runners the job goes to; `id` is
+ * the input item's own id.
+ */
+int	alx_item_key_input(const uint8_t kjob[ALX_KEY_LEN],
+	    const uint8_t id[ALX_ID_LEN], uint8_t kitem[ALX_KEY_LEN]);
+/*
  * Key commitment (section 6): the envelope signs kc = HKDF(K_item, "",
  * "airlox/v1/commit", 32), and the manifest ekc = HKDF(E_epoch, "",
  * "airlox/v1/epoch-commit", 32). AES-GCM does not commit to its key, so

@@ -87,6 +87,18 @@ main(void)
 	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"argv\":\"ls -l\",\"cwd\":\"\"}"),
 	    ALX_ERR_TYPE, "argv as one string refused");
 
+	/* Files sent with the job: names of one component, each once. */
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\",\"cwd\":\"\",\"inputs\":[{\"id\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"name\":\"big.bin\",\"size\":3}]}"),
+	    ALX_OK, "an input decodes");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\",\"cwd\":\"\",\"inputs\":[{\"id\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"name\":\"a/b\",\"size\":3}]}"),
+	    ALX_ERR_BAD_PATH, "an input name with a folder refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\",\"cwd\":\"\",\"inputs\":[{\"id\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"name\":\"..\",\"size\":3}]}"),
+	    ALX_ERR_BAD_PATH, "an input named .. refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\",\"cwd\":\"\",\"inputs\":[{\"id\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"name\":\"a\",\"size\":3},{\"id\":\"BAAAAAAAAAAAAAAAAAAAAA\",\"name\":\"a\",\"size\":1}]}"),
+	    ALX_ERR_EXISTS, "two inputs of one name refused");
+	is_int(decode_job("{\"v\":1,\"kind\":\"shell\",\"cmd\":\"x\",\"cwd\":\"\",\"inputs\":[\"AAAAAAAAAAAAAAAAAAAAAA\"]}"),
+	    ALX_ERR_TYPE, "an input that is only an id refused");
+
 	for (i = 0; bad_paths[i] != NULL; i++)
 		ok(!alx_relpath_valid(bad_paths[i]),
 		    "bad path %d refused", i);
