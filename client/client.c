@@ -428,6 +428,9 @@ main(int argc, char **argv)
 	setlocale(LC_CTYPE, "");
 	signal(SIGPIPE, SIG_IGN);
 	log_init("airlox", LOG_LEVEL_WARN);
+	/* The runner commands take the runner's own options. */
+	cmd_runner_init();
+	cmd_runner_install_init();
 	if (alx_crypto_init() != 0 || curl_global_init(CURL_GLOBAL_DEFAULT) !=
 	    CURLE_OK) {
 		fprintf(stderr, "airlox: cannot initialise crypto or curl\n");

@@ -509,6 +509,18 @@ extern const struct cmd_entry	cmd_runner_join_entry;
 extern const struct cmd_entry	cmd_runner_serve_entry;
 extern const struct cmd_entry	cmd_runner_verify_entry;
 extern const struct cmd_entry	cmd_runner_install_entry;
+/*
+ * cmd-runner.c: the runner commands' options are airlox-runnerd's own,
+ * from its table (common/util/runopt.c): cmd_runner_opts() copies the
+ * rows with a RUNOPT_* flag into out (with extra after them, NULL-
+ * terminated), with the runner's help and default. Called once at start:
+ * cmd_runner_init() and cmd_runner_install_init() fill their commands'.
+ */
+struct runopt;
+size_t	cmd_runner_opts(int flag, const struct cmd_opt *extra,
+	    struct cmd_opt *out, size_t max);
+void	cmd_runner_init(void);
+void	cmd_runner_install_init(void);
 extern const struct cmd_entry	cmd_result_entry;
 extern const struct cmd_entry	cmd_job_ls_entry;
 extern const struct cmd_entry	cmd_job_logs_entry;

@@ -30,28 +30,27 @@
 #include "runner-plist.h"
 #include "util/runopt.h"
 
-static const struct cmd_opt cmd_runner_install_opts[] = {
-	{ "code", "CODE", 0, "receive the runner invite with a one-time code" },
-	{ "labels", "A,B", 0, "labels jobs may target (default: none)" },
-	{ "concurrency", "N", 0, "job slots (default: 1)" },
-	{ "sandbox", runopt_sandbox_arg, 0, "how jobs run (default: "
-	    "local)" },
-	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
-	{ "workspace", NULL, 0, "keep a workspace per sender between jobs" },
-	{ "python", "PATH", 0, "run Python jobs with this interpreter as is "
-	    "(default: a venv per package allowlist)" },
-	{ "package-index", "URL", 0, "pip's package index for the venvs "
-	    "(default: pip's own)" },
-	{ "find-links", "DIR", 0, "install the venvs' packages from the wheels "
-	    "in DIR only" },
-	{ "state-dir", "DIR", 0, "the runner's state dir (default: "
-	    "$XDG_STATE_HOME/airlox)" },
+#define INSTALL_OPTS_MAX	40
+
+/* The runner's settings this command takes (runopt.h), then its own. */
+static struct cmd_opt cmd_runner_install_opts[INSTALL_OPTS_MAX + 1];
+static const struct cmd_opt cmd_runner_install_own[] = {
+	{ "state-dir", "DIR", 0, "where the service keeps the runner's state "
+	    "(default: $XDG_STATE_HOME/airlox, or Application Support/airlox "
+	    "with --launchd)" },
 	{ "launchd", NULL, 0, "write a launchd agent instead of a systemd "
 	    "unit (the default on macOS)" },
 	{ "no-enable", NULL, 0, "write the unit or agent, but do not run "
 	    "systemctl or launchctl" },
 	{ NULL, NULL, 0, NULL }
 };
+
+void
+cmd_runner_install_init(void)
+{
+	cmd_runner_opts(RUNOPT_INSTALL, cmd_runner_install_own,
+	    cmd_runner_install_opts, INSTALL_OPTS_MAX);
+}
 
 /* The user's home directory: $HOME when absolute, else the passwd entry. */
 static int
@@ -191,34 +190,37 @@ install_spawn(char *const argv[])
 }
 
 /*
- * The options the service passes to airlox-runnerd, after --state-dir
- * (the launchd template names the sandbox itself: with_sandbox 0).
+ * The options the service passes to airlox-runnerd, after --state-dir:
+ * those of the runner's table marked RUNOPT_UNIT that were given, the
+ * valued ones first (the launchd template names the sandbox itself:
+ * with_sandbox 0).
  */
 static size_t
 install_options(struct client_ctx *ctx, int with_sandbox, const char *opts[],
     size_t max)
 {
-	static const char *const valued[] = {
-		"labels", "concurrency", "sandbox", "image", "python",
-		"package-index", "find-links", NULL
-	};
-	static const char *const flags[] = { "--labels", "--concurrency",
-		"--sandbox", "--image", "--python", "--package-index",
-		"--find-links" };
-	const char	*v;
-	size_t		 n = 0, i;
+	static char		 flag[INSTALL_OPTS_MAX][48];
+	const struct runopt	*o;
+	const char		*v;
+	size_t			 n = 0, k = 0;
+	int			 valued;
 
 	opts[n++] = "--name";
 	opts[n++] = ctx->name;
-	for (i = 0; valued[i] != NULL && n + 2 <= max; i++) {
-		if ((v = args_get(&ctx->args, valued[i])) == NULL ||
-		    (!with_sandbox && strcmp(valued[i], "sandbox") == 0))
-			continue;
-		opts[n++] = flags[i];
-		opts[n++] = v;
-	}
-	if (args_has(&ctx->args, "workspace") && n < max)
-		opts[n++] = "--workspace";
+	for (valued = 1; valued >= 0; valued--)
+		for (o = runopt_table; o->name != NULL && n + 2 <= max &&
+		    k < INSTALL_OPTS_MAX; o++) {
+			if (!(o->flags & RUNOPT_UNIT) ||
+			    (o->arg != NULL) != valued ||
+			    (!with_sandbox && o->kind == RUNOPT_SANDBOX) ||
+			    !args_has(&ctx->args, o->name))
+				continue;
+			snprintf(flag[k], sizeof(flag[k]), "--%s", o->name);
+			opts[n++] = flag[k++];
+			if (valued && (v = args_get(&ctx->args, o->name)) !=
+			    NULL)
+				opts[n++] = v;
+		}
 	return n;
 }
 

@@ -24,29 +24,50 @@
 
 #define RUNNER_ARGV_MAX	64
 
-static const struct cmd_opt cmd_runner_join_opts[] = {
-	{ "code", "CODE", 0, "receive the runner invite with a one-time code" },
-	{ "labels", "A,B", 0, "labels jobs may target (default: none)" },
-	{ "concurrency", "N", 0, "job slots (default: 1)" },
-	{ "sandbox", runopt_sandbox_arg, 0, "how jobs run (default: "
-	    "local)" },
-	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
-	{ "workspace", NULL, 0, "keep a workspace per sender between jobs" },
-	{ "work-root", "DIR", 0, "where job folders live (default: next to "
-	    "the state dir)" },
-	{ "state-dir", "DIR", 0, "the runner's state dir (default: "
-	    "$XDG_STATE_HOME/airlox-runner/NAME)" },
-	{ "network", NULL, 0, "allow sessions whose jobs use the network" },
-	{ "allow-weaker-sandbox", NULL, 0, "run even when a limit cannot be "
-	    "enforced here" },
-	{ "python", "PATH", 0, "run Python jobs with this interpreter as is "
-	    "(default: a venv per package allowlist)" },
-	{ "package-index", "URL", 0, "pip's package index for the venvs "
-	    "(default: pip's own)" },
-	{ "find-links", "DIR", 0, "install the venvs' packages from the wheels "
-	    "in DIR only" },
-	{ NULL, NULL, 0, NULL }
-};
+#define RUNNER_OPTS_MAX	40
+
+/* Filled at start from the runner's table (cmd_runner_init()). */
+static struct cmd_opt	cmd_runner_join_opts[RUNNER_OPTS_MAX + 1];
+static struct cmd_opt	cmd_runner_verify_opts[RUNNER_OPTS_MAX + 1];
+
+size_t
+cmd_runner_opts(int flag, const struct cmd_opt *extra, struct cmd_opt *out,
+    size_t max)
+{
+	/* The help with its default, per row; made once. */
+	static char		 help[RUNNER_OPTS_MAX][320];
+	const struct runopt	*o;
+	size_t			 n = 0, i;
+
+	for (o = runopt_table, i = 0; o->name != NULL && n < max &&
+	    i < RUNNER_OPTS_MAX; o++, i++) {
+		if (!(o->flags & flag))
+			continue;
+		if (o->def != NULL)
+			snprintf(help[i], sizeof(help[i]), "%s (default: %s)",
+			    o->help, o->def);
+		else
+			snprintf(help[i], sizeof(help[i]), "%s", o->help);
+		out[n].name = o->name;
+		out[n].arg = o->arg;
+		out[n].flags = 0;
+		out[n].help = help[i];
+		n++;
+	}
+	for (; extra != NULL && extra->name != NULL && n < max; extra++)
+		out[n++] = *extra;
+	memset(&out[n], 0, sizeof(out[n]));
+	return n;
+}
+
+void
+cmd_runner_init(void)
+{
+	cmd_runner_opts(RUNOPT_JOIN, NULL, cmd_runner_join_opts,
+	    RUNNER_OPTS_MAX);
+	cmd_runner_opts(RUNOPT_VERIFY, NULL, cmd_runner_verify_opts,
+	    RUNNER_OPTS_MAX);
+}
 
 /* airlox-runnerd: beside this program, in a build tree, or on PATH. */
 static const char *
@@ -109,7 +130,7 @@ runner_argv(struct client_ctx *ctx, const char *verb, char **argv)
 		o = ctx->args.set[i].opt;
 		/* Only this command's own options go through. */
 		if (o < cmd_runner_join_opts || o >= cmd_runner_join_opts +
-		    sizeof(cmd_runner_join_opts) / sizeof(*o))
+		    RUNNER_OPTS_MAX)
 			continue;
 		snprintf(optbuf[n], sizeof(optbuf[n]), "--%s", o->name);
 		argv[n] = optbuf[n];
@@ -210,34 +231,27 @@ const struct cmd_entry cmd_runner_serve_entry = {
 	"run the runner and restart it after failures, with backoff"
 };
 
-static const struct cmd_opt cmd_runner_verify_opts[] = {
-	{ "sandbox", runopt_sandbox_arg, 0, "the sandbox to probe "
-	    "(default: local)" },
-	{ "image", "IMAGE", 0, "the Docker image, with --sandbox docker" },
-	{ "state-dir", "DIR", 0, "the runner's state dir" },
-	{ NULL, NULL, 0, NULL }
-};
-
 static int
 cmd_runner_verify_exec(struct client_ctx *ctx)
 {
-	char		*argv[16];
-	const char	*v;
-	int		 n = 0;
+	static char		 flag[RUNNER_OPTS_MAX][48];
+	char			*argv[2 + 2 * RUNNER_OPTS_MAX + 1];
+	const struct cmd_opt	*o;
+	int			 n = 0;
+	size_t			 i, k = 0;
 
 	argv[n++] = (char *)runner_program();
 	argv[n++] = (char *)"verify";
-	if ((v = args_get(&ctx->args, "sandbox")) != NULL) {
-		argv[n++] = (char *)"--sandbox";
-		argv[n++] = (char *)v;
-	}
-	if ((v = args_get(&ctx->args, "image")) != NULL) {
-		argv[n++] = (char *)"--image";
-		argv[n++] = (char *)v;
-	}
-	if ((v = args_get(&ctx->args, "state-dir")) != NULL) {
-		argv[n++] = (char *)"--state-dir";
-		argv[n++] = (char *)v;
+	/* Only this command's own options go through. */
+	for (i = 0; i < ctx->args.nset && k < RUNNER_OPTS_MAX; i++) {
+		o = ctx->args.set[i].opt;
+		if (o < cmd_runner_verify_opts || o >= cmd_runner_verify_opts +
+		    RUNNER_OPTS_MAX)
+			continue;
+		snprintf(flag[k], sizeof(flag[k]), "--%s", o->name);
+		argv[n++] = flag[k++];
+		if (o->arg != NULL)
+			argv[n++] = (char *)ctx->args.set[i].val;
 	}
 	argv[n] = NULL;
 	fflush(stdout);

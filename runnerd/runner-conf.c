@@ -5,8 +5,9 @@
  * Lines are blank, a comment (# first), or [export ]KEY=VALUE where VALUE
  * is bare, 'single'- or "double"-quoted. Nothing is expanded: a $, a
  * backtick, ; | & < > or a backslash in a value is an error, as is a key
- * outside the fixed allow list or a value its key's check refuses. Every
- * error names the line. runner_conf_env_list() reads the --env-allow
+ * that is no setting's (the table in common/util/runopt.c) or a value its
+ * setting's kind refuses (runner_conf_check(), which the command line and
+ * the environment are checked with too). Every error names the line. runner_conf_env_list() reads the --env-allow
  * list (the option and ENV_ALLOW alike). Pure functions of their input,
  * fuzzed by tests/fuzz/fuzz-conf.c.
  */
@@ -67,12 +68,6 @@ conf_check_uint(const char *v, long long lo, long long hi)
 }
 
 static int
-conf_check_concurrency(const char *v)
-{
-	return conf_check_uint(v, 1, 64);
-}
-
-static int
 conf_check_sandbox(const char *v)
 {
 	return runopt_sandbox_find(v) != NULL;
@@ -84,6 +79,7 @@ conf_check_bool(const char *v)
 	return strcmp(v, "on") == 0 || strcmp(v, "off") == 0;
 }
 
+/* Absolute, no .. component, no control character. */
 static int
 conf_check_abspath(const char *v)
 {
@@ -98,6 +94,18 @@ conf_check_abspath(const char *v)
 	return 1;
 }
 
+/* A path given where there is a working directory: any, but not empty. */
+static int
+conf_check_path(const char *v)
+{
+	size_t	i;
+
+	for (i = 0; v[i] != '\0'; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			return 0;
+	return i > 0;
+}
+
 static int
 conf_check_text(const char *v)
 {
@@ -107,8 +115,7 @@ conf_check_text(const char *v)
 static int
 conf_check_level(const char *v)
 {
-	return strcmp(v, "warn") == 0 || strcmp(v, "info") == 0 ||
-	    strcmp(v, "debug") == 0;
+	return runner_conf_level(v) >= 0;
 }
 
 static int
@@ -146,41 +153,85 @@ conf_check_image(const char *v)
 	return i > 0 && i <= 255;
 }
 
-/* The allow list: every key the file may set, with its value check. */
-static const struct runner_conf_key {
-	const char	*key;
+static int
+conf_check_domain(const char *v)
+{
+	return alx_domain_valid(v) == ALX_OK;
+}
+
+static int
+conf_check_any(const char *v)
+{
+	(void)v;
+	return 1;
+}
+
+/* Each kind of value (runopt.h): its check, and what it takes. */
+static const struct {
 	int		(*check)(const char *);
 	const char	*what;
-} runner_conf_keys[] = {
-	{ "NAME",			conf_check_name,	"a runner name" },
-	{ "LABELS",			conf_check_labels,	"comma-separated labels" },
-	{ "DESCRIPTION",		conf_check_text,	"a short text" },
-	{ "CONCURRENCY",		conf_check_concurrency,	"a number from 1 to 64" },
-	{ "SANDBOX",			conf_check_sandbox,	"a sandbox name (see --help)" },
-	{ "IMAGE",			conf_check_image,	"a Docker image name" },
-	{ "WORK_ROOT",			conf_check_abspath,	"an absolute path" },
-	{ "STATE_DIR",			conf_check_abspath,	"an absolute path" },
-	{ "WORKSPACE",			conf_check_bool,	"on or off" },
-	{ "NETWORK",			conf_check_bool,	"on or off" },
-	{ "ALLOW_WEAKER_SANDBOX",	conf_check_bool,	"on or off" },
-	{ "ENV_ALLOW",			conf_check_envnames,	"comma-separated variable names" },
-	{ "CA_FILE",			conf_check_abspath,	"an absolute path" },
-	{ "PYTHON",			conf_check_abspath,	"an absolute path" },
-	{ "PACKAGE_INDEX",		conf_check_url,		"an http(s) URL" },
-	{ "FIND_LINKS",			conf_check_abspath,	"an absolute path" },
-	{ "LOG_LEVEL",			conf_check_level,	"warn, info or debug" },
+} conf_kinds[] = {
+	[RUNOPT_SWITCH] =	{ conf_check_bool, "on or off" },
+	[RUNOPT_STRING] =	{ conf_check_any, "a text" },
+	[RUNOPT_NAME] =		{ conf_check_name, "a runner name "
+				    "([a-z0-9][a-z0-9._-]*)" },
+	[RUNOPT_LABELS] =	{ conf_check_labels, "comma-separated labels" },
+	[RUNOPT_TEXT] =		{ conf_check_text, "a short text" },
+	[RUNOPT_COUNT] =	{ NULL, "a number" },
+	[RUNOPT_SANDBOX] =	{ conf_check_sandbox, "a sandbox" },
+	[RUNOPT_IMAGE] =	{ conf_check_image, "a Docker image name" },
+	[RUNOPT_PATH] =		{ conf_check_path, "a path" },
+	[RUNOPT_URL] =		{ conf_check_url, "an http(s) URL" },
+	[RUNOPT_ENVNAMES] =	{ conf_check_envnames, "comma-separated "
+				    "variable names" },
+	[RUNOPT_LEVEL] =	{ conf_check_level, "warn, info or debug" },
+	[RUNOPT_DOMAIN] =	{ conf_check_domain, "a domain name" },
 };
 
-static const struct runner_conf_key *
-conf_key_find(const char *key)
+int
+runner_conf_level(const char *v)
 {
-	size_t	i;
+	static const char *const levels[] = { "warn", "info", "debug" };
+	int			 i;
 
-	for (i = 0; i < sizeof(runner_conf_keys) / sizeof(runner_conf_keys[0]);
-	    i++)
-		if (strcmp(runner_conf_keys[i].key, key) == 0)
-			return &runner_conf_keys[i];
-	return NULL;
+	/* The index is the LOG_LEVEL_* value. */
+	for (i = 0; v != NULL && i < 3; i++)
+		if (strcmp(v, levels[i]) == 0)
+			return i;
+	return -1;
+}
+
+int
+runner_conf_check(const struct runopt *o, const char *v, int in_file)
+{
+	if ((size_t)o->kind >= sizeof(conf_kinds) / sizeof(conf_kinds[0]) ||
+	    v == NULL)
+		return 0;
+	if (o->kind == RUNOPT_COUNT)
+		return conf_check_uint(v, o->min, o->max);
+	if (o->kind == RUNOPT_PATH && in_file)
+		return conf_check_abspath(v);
+	return conf_kinds[o->kind].check(v);
+}
+
+void
+runner_conf_what(const struct runopt *o, int in_file, char *buf, size_t len)
+{
+	char	names[64];
+
+	if (o->kind == RUNOPT_COUNT)
+		snprintf(buf, len, "a number from %lld to %lld", o->min,
+		    o->max);
+	else if (o->kind == RUNOPT_PATH && in_file)
+		snprintf(buf, len, "an absolute path");
+	else if (o->kind == RUNOPT_SANDBOX) {
+		runopt_sandbox_names(", ", names, sizeof(names));
+		snprintf(buf, len, "one of %s", names);
+	} else if ((size_t)o->kind < sizeof(conf_kinds) /
+	    sizeof(conf_kinds[0]))
+		snprintf(buf, len, "%s", conf_kinds[o->kind].what);
+	else
+		snprintf(buf, len, "a value");
 }
 
 static int __attribute__((format(printf, 4, 5)))
@@ -224,8 +275,8 @@ static int
 conf_line(char *line, const char *file, int n, runner_conf_set set, void *arg,
     char **cause)
 {
-	const struct runner_conf_key	*k;
-	char				*key, *eq, *val, *p;
+	const struct runopt	*k;
+	char			*key, *eq, *val, *p, what[96];
 
 	while (*line == ' ' || *line == '\t')
 		line++;
@@ -245,7 +296,7 @@ conf_line(char *line, const char *file, int n, runner_conf_set set, void *arg,
 		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		    *p == '_'))
 			return conf_fail(cause, file, n, "bad key name");
-	if ((k = conf_key_find(key)) == NULL)
+	if ((k = runopt_find_conf(key)) == NULL)
 		return conf_fail(cause, file, n, "unknown key %s", key);
 	if ((p = strpbrk(val, "$`;|&<>\\")) != NULL)
 		return conf_fail(cause, file, n,
@@ -257,10 +308,11 @@ conf_line(char *line, const char *file, int n, runner_conf_set set, void *arg,
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			return conf_fail(cause, file, n,
 			    "%s: control character in the value", key);
-	if (strlen(val) > CONF_MAX_VALUE || !k->check(val))
-		return conf_fail(cause, file, n, "%s: expected %s", key,
-		    k->what);
-	return set(arg, k->key, val);
+	if (strlen(val) > CONF_MAX_VALUE || !runner_conf_check(k, val, 1)) {
+		runner_conf_what(k, 1, what, sizeof(what));
+		return conf_fail(cause, file, n, "%s: expected %s", key, what);
+	}
+	return set(arg, k->conf, val);
 }
 
 int

@@ -526,15 +526,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "airlox-runnerd: %s\n", cause ? cause :
 		    "bad options");
 		runner_usage(stderr);
+		free(cause);
+		runner_cfg_free(&cfg);
 		return 2;
 	}
 	cfg.verify = verify;
-	if (cfg.help) {
-		runner_usage(stdout);
-		return 0;
-	}
-	if (cfg.version) {
-		printf("airlox-runnerd %s\n", ALX_VERSION_STRING);
+	if (cfg.help || cfg.version) {
+		if (cfg.help)
+			runner_usage(stdout);
+		else
+			printf("airlox-runnerd %s\n", ALX_VERSION_STRING);
+		runner_cfg_free(&cfg);
 		return 0;
 	}
 	log_setlevel(cfg.log_level);
@@ -542,8 +544,7 @@ main(int argc, char **argv)
 		fatalx("libsodium failed to initialise");
 	memset(&rn, 0, sizeof(rn));
 	rn.grace_s = cfg.grace_s;
-	if ((rn.be = cfg.sandbox != NULL ? sandbox_find(cfg.sandbox) :
-	    SANDBOX_DEFAULT) == NULL) {
+	if ((rn.be = sandbox_find(cfg.sandbox)) == NULL) {
 		runopt_sandbox_names(", ", names, sizeof(names));
 		fatalx("--sandbox %s: not a sandbox this runner has (%s)",
 		    cfg.sandbox, names);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "airlox.h"
+#include "runopt.h"
 
 /* runner-redact.c */
 struct redact_rule {
@@ -89,39 +90,7 @@ int	runner_admit(const struct alx_view *, const struct runner_ident *,
 	    uint8_t kitem[ALX_KEY_LEN], struct alx_jobmeta *meta,
 	    int *reason, char *detail, size_t detaillen);
 
-/* runner-config.c */
-struct runner_cfg {
-	char	*invite;
-	char	*invite_file;
-	char	*code;
-	char	*relay;
-	char	*name;
-	char	*labels;
-	char	*description;
-	char	*sandbox;
-	char	*image;			/* --sandbox docker */
-	char	*work_root;
-	char	*state_dir;
-	char	*config;
-	char	*ca_file;
-	char	*insecure_host;
-	char	*env_allow;		/* A,B: more names passed to jobs */
-	char	*python;		/* --python PATH */
-	char	*package_index;		/* --package-index URL */
-	char	*find_links;		/* --find-links DIR */
-	int	 concurrency;
-	int	 grace_s;
-	int	 workspace;
-	int	 network;
-	int	 allow_weaker;
-	int	 force;
-	int	 log_level;
-	int	 help;
-	int	 version;
-	int	 verify;
-	char	**verify_allow;		/* verify --allow DOMAIN... */
-	size_t	 verify_nallow;
-};
+/* runner-config.c: the table is common/util/runopt.c */
 int	runner_cfg_parse(struct runner_cfg *, int argc, char **argv,
 	    char **cause);
 void	runner_cfg_free(struct runner_cfg *);
@@ -216,6 +185,16 @@ void	runner_output_result(struct runner_output *,
 	    struct alx_result_output *);
 
 /* runner-conf.c */
+/*
+ * 1 when v is a value of the setting's kind; in_file: from the
+ * configuration file, where a path must be absolute.
+ */
+int	runner_conf_check(const struct runopt *, const char *v, int in_file);
+/* What the setting's kind takes ("a number from 1 to 64"), for a message. */
+void	runner_conf_what(const struct runopt *, int in_file, char *buf,
+	    size_t len);
+/* LOG_LEVEL_* of "warn", "info" or "debug"; -1 for another word. */
+int	runner_conf_level(const char *);
 typedef int (*runner_conf_set)(void *arg, const char *key, const char *val);
 int	runner_conf_parse(const char *path, runner_conf_set, void *arg,
 	    char **cause);

@@ -16,7 +16,7 @@
  *		 airlox-shim as its init (sandbox-docker.c).
  *
  * Use:
- *	be = sandbox_find(name);		  (or SANDBOX_DEFAULT)
+ *	be = sandbox_find(name);
  *	sandbox_start(be, &spec, &job, &cause);	  (cause: malloc'd text)
  *	while ((r = sandbox_step(job, 100)) == 0)   (or sandbox_wait())
  *		... maybe sandbox_cancel(job) ...
@@ -219,10 +219,11 @@ extern const struct sandbox_backend sandbox_process_backend;
 /* docker: its settings and API client are in runner-docker.h. */
 extern const struct sandbox_backend sandbox_docker_backend;
 
-/* The backends, in the order --help lists them; NULL-terminated. */
+/*
+ * The backends, in the order --help lists them, the default first;
+ * NULL-terminated.
+ */
 extern const struct sandbox_backend *const sandbox_backends[];
-/* The first one: what --sandbox defaults to. */
-#define SANDBOX_DEFAULT		(sandbox_backends[0])
 /*
  * A backend by its name; NULL for another name. The names, in this order,
  * are also those of common/util/runopt.c, which the client reads.

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "runnerd.h"
 #include "runopt.h"
 #include "sandbox.h"
@@ -83,6 +84,32 @@ static const char *hostile[] = {
 	"ENV_ALLOW=1ABC",
 	NULL
 };
+
+/*
+ * airlox-runnerd --config (an empty file) FLAG VALUE: the cause, or "ok";
+ * c holds the settings (runner_cfg_free() them).
+ */
+static void
+cfg_opt(struct runner_cfg *c, const char *flag, const char *val, char *out,
+    size_t len)
+{
+	char			 conf[] = "/tmp/test-conf-XXXXXX", *cause = NULL;
+	char			*argv[] = { "airlox-runnerd", "--config", conf,
+				    (char *)flag, (char *)val, NULL };
+	int			 fd, r;
+
+	if ((fd = mkstemp(conf)) == -1) {
+		snprintf(out, len, "mkstemp failed");
+		return;
+	}
+	fchmod(fd, 0644);
+	close(fd);
+	r = runner_cfg_parse(c, val != NULL ? 5 : 4, argv, &cause);
+	snprintf(out, len, "%s", r == ALX_OK ? "ok" : cause != NULL ? cause :
+	    "refused, no message");
+	free(cause);
+	unlink(conf);
+}
 
 /* --env-allow VALUE on the command line: the cause, or "ok". */
 static void
@@ -196,6 +223,57 @@ main(void)
 		is_str(out, "ok", "--env-allow FOO,BAR_2 accepted");
 	}
 	{
+		/* Every source is checked by the setting's kind. */
+		struct runner_cfg	 c;
+		char			 out[256];
+
+		cfg_opt(&c, "--log-level", "bogus", out, sizeof(out));
+		is_str(out, "--log-level bogus: expected warn, info or debug",
+		    "--log-level bogus is refused, not read as info");
+		runner_cfg_free(&c);
+		cfg_opt(&c, "--log-level", "debug", out, sizeof(out));
+		ok(strcmp(out, "ok") == 0 && c.log_level == LOG_LEVEL_DEBUG,
+		    "--log-level debug is read (%s)", out);
+		runner_cfg_free(&c);
+		cfg_opt(&c, "--concurrency", "65", out, sizeof(out));
+		is_str(out, "--concurrency 65: expected a number from 1 to 64",
+		    "the range is the table's");
+		runner_cfg_free(&c);
+		cfg_opt(&c, "--grace", "010", out, sizeof(out));
+		like_env(out, "--grace 010: expected a number from 1 to 3600");
+		runner_cfg_free(&c);
+		cfg_opt(&c, "--sandbox", "none", out, sizeof(out));
+		is_str(out, "--sandbox none: expected one of local, process, "
+		    "docker", "a sandbox the runner lacks is named");
+		runner_cfg_free(&c);
+		cfg_opt(&c, "--name", "Box One", out, sizeof(out));
+		like_env(out, "--name Box One: expected a runner name");
+		runner_cfg_free(&c);
+		cfg_opt(&c, "--workspace", NULL, out, sizeof(out));
+		ok(strcmp(out, "ok") == 0 && c.workspace == 1 &&
+		    c.concurrency == 1 && c.grace_s == 30 &&
+		    c.log_level == LOG_LEVEL_INFO && c.sandbox != NULL &&
+		    strcmp(c.sandbox, "local") == 0,
+		    "a switch, and the table's defaults");
+		runner_cfg_free(&c);
+		cfg_opt(&c, "--state-dir", "rel/dir", out, sizeof(out));
+		ok(strcmp(out, "ok") == 0 && c.state_dir != NULL,
+		    "a relative path on the command line (%s)", out);
+		runner_cfg_free(&c);
+		setenv("AIRLOX_NAME", "Not A Name", 1);
+		cfg_opt(&c, "--name", "box", out, sizeof(out));
+		ok(strcmp(out, "ok") == 0 && c.name != NULL &&
+		    strcmp(c.name, "box") == 0, "a variable the command line "
+		    "overrides is not read (%s)", out);
+		runner_cfg_free(&c);
+		cfg_opt(&c, "--workspace", NULL, out, sizeof(out));
+		is_str(out, "AIRLOX_NAME=Not A Name: expected a runner name "
+		    "([a-z0-9][a-z0-9._-]*)", "a variable is checked as its "
+		    "option is");
+		runner_cfg_free(&c);
+		unsetenv("AIRLOX_NAME");
+	}
+	{
 		/* The client's list of sandboxes is the runner's. */
 		char	 arg[64];
 		size_t	 k;
@@ -210,8 +288,13 @@ main(void)
 		}
 		ok(runopt_sandboxes[k].name == NULL, "the client lists no "
 		    "sandbox the runner lacks");
-		ok(SANDBOX_DEFAULT == sandbox_find(runopt_sandboxes[0].name),
-		    "both default to %s", SANDBOX_DEFAULT->name);
+		ok(runopt_find("sandbox") != NULL &&
+		    strcmp(runopt_find("sandbox")->def,
+		    runopt_sandboxes[0].name) == 0 &&
+		    strcmp(runopt_sandboxes[0].name,
+		    sandbox_backends[0]->name) == 0,
+		    "--sandbox defaults to the first, %s",
+		    sandbox_backends[0]->name);
 		runopt_sandbox_names("|", arg, sizeof(arg));
 		is_str(runopt_sandbox_arg, arg, "--sandbox %s names them all",
 		    runopt_sandbox_arg);
