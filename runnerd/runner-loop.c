@@ -658,7 +658,8 @@ runner_give_up(struct runner *rn)
 		sl = &rn->slots[i];
 		if (!sl->used || sl->state != SLOT_DRAINING)
 			continue;
-		runner_output_refused(&sl->output, "interrupted");
+		runner_output_refused(&sl->output,
+		    alx_job_status_name(ALX_JOB_INTERRUPTED));
 		runner_output_result(&sl->output, &sl->rm.output);
 		runner_post_result(rn, sl->job.id, sl->job.author,
 		    sl->job.kitem, &sl->rm, NULL);

@@ -163,32 +163,6 @@ INV=$A_SENDER ax bob run --timeout 10s --on box --require 'cugrid==0.2.1' \
 is $? 2 "a version in --require is a usage error"
 like "$(cat "$T/r4.out")" 'name only.*allowlist' "and says the session pins versions"
 
-# A second session with the same allowlist: the same venv, not rebuilt.
-MT1=$(stat -c '%Y %i' "$VENV")
-stop_runner
-create_session carol --mode execute --kinds python --timeout 120 \
-    --memory 512 --runtime "$RT" --package cugrid==0.1.0
-ok $? "a second session with the same allowlist"
-B_OWNER=$OWNER
-B_SENDER=$SENDER
-# A half-made venv a crashed runner left, older than any build takes.
-mkdir -p "$T/rstate/cache/tmp-venv-stale/bin" &&
-    touch -d '-1 day' "$T/rstate/cache/tmp-venv-stale"
-start_runner "$RUNNER" "$T/rstate" "$T/runner2.log" --find-links "$T/wheels"
-ready "$T/runner2.log"
-ok $? "the runner joined the second session"
-[ ! -e "$T/rstate/cache/tmp-venv-stale" ]
-ok $? "a half-made venv left by an earlier run is removed"
-like "$(cat "$T/runner2.log")" "python: reusing $(basename "$VENV")" \
-    "the venv is reused"
-grep -q 'making venv-' "$T/runner2.log"
-ok $([ $? -ne 0 ] && echo 0 || echo 1) "and not made again"
-is "$(stat -c '%Y %i' "$VENV")" "$MT1" "its folder is the same (mtime, inode)"
-INV=$B_OWNER ax carol session approve box --label cpu >/dev/null
-INV=$B_SENDER ax dave --json run --timeout 120s --on box --require cugrid \
-    "$T/job.py" >"$T/r5.json" 2>&1
-like "$(json_get "$T/r5.json" 'j["stdout"]')" '^cugrid 0\.1\.0$' \
-    "a job of the second session gets the pinned version"
 stop_runner
 
 # --python with cugrid 0.2.1: refused at join, with the exact message.
@@ -261,6 +235,37 @@ like "$(json_get "$T/r6.json" 'j["stderr"]')" 'cugrid==0\.3\.0.*: .+' \
     "the refusal names the package and pip's last error line"
 ls -d "$T"/rstate4/cache/venv-* >/dev/null 2>&1
 ok $([ $? -ne 0 ] && echo 0 || echo 1) "no venv is kept for it"
+stop_runner
+
+# A second session with the same allowlist, on the first's state dir once
+# that session has ended (a state dir serves one live session; its cache of
+# venvs outlives it): the same venv, not rebuilt.
+MT1=$(stat -c '%Y %i' "$VENV")
+INV=$A_OWNER ax alice session close >/dev/null
+ok $? "the first session is closed"
+create_session carol --mode execute --kinds python --timeout 120 \
+    --memory 512 --runtime "$RT" --package cugrid==0.1.0
+ok $? "a second session with the same allowlist"
+B_OWNER=$OWNER
+B_SENDER=$SENDER
+# A half-made venv a crashed runner left, older than any build takes.
+mkdir -p "$T/rstate/cache/tmp-venv-stale/bin" &&
+    touch -d '-1 day' "$T/rstate/cache/tmp-venv-stale"
+start_runner "$RUNNER" "$T/rstate" "$T/runner2.log" --find-links "$T/wheels"
+ready "$T/runner2.log"
+ok $? "the runner joined the second session"
+[ ! -e "$T/rstate/cache/tmp-venv-stale" ]
+ok $? "a half-made venv left by an earlier run is removed"
+like "$(cat "$T/runner2.log")" "python: reusing $(basename "$VENV")" \
+    "the venv is reused"
+grep -q 'making venv-' "$T/runner2.log"
+ok $([ $? -ne 0 ] && echo 0 || echo 1) "and not made again"
+is "$(stat -c '%Y %i' "$VENV")" "$MT1" "its folder is the same (mtime, inode)"
+INV=$B_OWNER ax carol session approve box --label cpu >/dev/null
+INV=$B_SENDER ax dave --json run --timeout 120s --on box --require cugrid \
+    "$T/job.py" >"$T/r5.json" 2>&1
+like "$(json_get "$T/r5.json" 'j["stdout"]')" '^cugrid 0\.1\.0$' \
+    "a job of the second session gets the pinned version"
 stop_runner
 
 done_testing
