@@ -47,7 +47,7 @@ static const struct cmd_opt cmd_run_opts[] = {
 	{ "save", "DIR", 0, "save the files the job wrote to $AIRLOX_OUT into "
 	    "DIR, never overwriting (default: not saved)" },
 	{ "input", "FILE", OPT_MULTI, "send FILE with the job, readable by it "
-	    "at $AIRLOX_IN/NAME; repeatable (default: none)" },
+	    "at $AIRLOX_IN/NAME (default: none)" },
 	{ "require", "NAME", OPT_MULTI, "a Python package the job needs, by "
 	    "name only: the session's allowlist pins its version (default: "
 	    "none)" },

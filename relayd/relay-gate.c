@@ -384,6 +384,17 @@ relay_gate_decide(struct relay_gate *g, const char *h, size_t hlen,
 	if (close && http11) {
 		g->close_after = 1;
 		relay_gate_copy_head(dst, h, hlen, GATE_SKIP_CONN, "\r\n");
+	} else if (!http11 && !g->plain) {
+		/*
+		 * HTTP/1.0 over TLS (a load balancer's health probe): evhttp
+		 * would shut the socket down before the TLS bufferevent sent
+		 * the answer. Asked to keep it alive, evhttp leaves the close
+		 * to the gate, which closes once the answer is out. (A stream
+		 * drops the header again: relay-sse.c.)
+		 */
+		g->close_after = 1;
+		relay_gate_copy_head(dst, h, hlen, GATE_SKIP_CONN,
+		    "Connection: keep-alive\r\n\r\n");
 	} else
 		evbuffer_add(dst, h, hlen);
 	g->body = cl;
@@ -554,8 +565,9 @@ relay_gate_out(struct evbuffer *src, struct evbuffer *dst, ev_ssize_t limit,
 		return BEV_NEED_MORE;
 	/*
 	 * TLS: into the TLS bufferevent, as far as its high-water mark. (A
-	 * connection evhttp closes itself, an HTTP/1.0 one or after an error
-	 * of its own, may lose what that one had not sent yet.)
+	 * connection evhttp closes itself, after an error of its own, may
+	 * lose what that one had not sent yet; an HTTP/1.0 one is closed by
+	 * the gate, see relay_gate_decide().)
 	 */
 	if (!g->plain ||
 	    evbuffer_get_length(bufferevent_get_output(g->under)) != 0 ||

@@ -374,6 +374,12 @@ relay_sse_start(struct relay_req *r, const uint8_t sid[RELAY_SID_LEN],
 	evhttp_add_header(h, "Content-Type", "text/event-stream");
 	evhttp_add_header(h, "Cache-Control", "no-store");
 	evhttp_add_header(h, "X-Accel-Buffering", "no");
+	/*
+	 * An HTTP/1.0 stream ends with the connection: without this, the
+	 * gate's keep-alive would have evhttp announce a length of 0.
+	 */
+	evhttp_remove_header(evhttp_request_get_input_headers(r->req),
+	    "Connection");
 	evhttp_send_reply_start(r->req, 200, "OK");
 	/* evhttp frames in chunks exactly when it added this header. */
 	te = evhttp_find_header(h, "Transfer-Encoding");
