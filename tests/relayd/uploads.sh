@@ -2,10 +2,12 @@
 # uploads.sh: many large uploads at once stay within the relay's memory
 # bound. 150 item posts of 2 MiB (the largest body), each from its own
 # address, all sent as fast as the relay reads: every one is answered (the
-# ones past --body-memory at once, 503), the relay's peak resident memory
-# grows by no more than the bodies it may hold (--body-memory) and its two
-# queues (--queue-limit each) allow, plus room for the rest, and once the
-# uploads are over its memory goes back (malloc_trim, relay-gate.c). Under
+# ones past --body-memory at once, 503; meanwhile a body over
+# --max-body-size is answered 413 before it is sent), the relay's peak
+# resident memory grows by no more than the bodies it may hold
+# (--body-memory) and its two queues (--queue-limit each) allow, plus room
+# for the rest, and once the uploads are over its memory goes back
+# (malloc_trim, relay-gate.c). Under
 # AddressSanitizer, whose allocator keeps and pads what it frees, the peak
 # bound is looser and the return of memory is not checked.
 . "${top_srcdir:-.}/tests/relayd/lib.sh"
@@ -31,10 +33,16 @@ ok $? "relay starts"
 new_session 3600
 like "$r" '^201 ' "a session"
 base=$(kb VmRSS)
-r=$(python3 "$top_srcdir/tests/relayd/uploads.py" "$ADDR" \
-    "/v1/sessions/$sid/items" 150 2097152)
-ok $? "150 uploads of 2 MiB at once, every one answered ($r)"
-has "$r" "503" "those past the budget got 503"
+python3 "$top_srcdir/tests/relayd/uploads.py" "$ADDR" \
+    "/v1/sessions/$sid/items" 150 2097152 >"$T/uploads.out" &
+up=$!
+# Meanwhile, an over-size body is refused from its length, at once.
+wait_for sh -c "curl -s '$URL/v1/health' | grep -q '\"connections\":[1-9][0-9]'"
+r=$(python3 "$top_srcdir/tests/relayd/intake.py" "$ADDR" early413)
+ok $? "under that load, a 5 MB body is answered 413 before it is sent: $r"
+wait "$up"
+ok $? "150 uploads of 2 MiB at once, every one answered ($(cat "$T/uploads.out"))"
+has "$(cat "$T/uploads.out")" "503" "those past the budget got 503"
 peak=$(kb VmHWM)
 grew=$(( (peak - base) / 1024 ))
 bound=64
