@@ -19,6 +19,16 @@ fi
 need curl python3
 CLI=$top_builddir/tests/relayd/relay-cli
 PY="python3 $top_srcdir/tests/relayd/fulldisk.py"
+# The tmpfs goes before the directory it is mounted on.
+fulldisk_cleanup() {
+	for p in $RELAY_PID $EXTRA_PIDS; do
+		kill -9 "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	umount "$T"/disk.* 2>/dev/null
+	cleanup
+}
+trap fulldisk_cleanup EXIT
 
 for wm in 0 2M; do
 	D=$T/disk.$wm
