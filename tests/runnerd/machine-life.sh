@@ -67,7 +67,12 @@ ctl_gone() {
 wait_for ctl_gone
 ok $? "the control session expired"
 airlox run --timeout 60s --on box -- echo day forty >"$T/r2.out" 2>&1
-is $? 0 "40 days on, the machine still runs jobs"
+rc=$?
+is $rc 0 "40 days on, the machine still runs jobs"
+if [ $rc -ne 0 ]; then
+	sed 's/^/#   run: /' "$T/r2.out"
+	tail -n 20 "$T/box.log" | sed 's/^/#   runner: /'
+fi
 like "$(cat "$T/r2.out")" '^day forty$' "with their output"
 lacks "$(cat "$T/box.log")" "ended" "its runner saw no end of its session"
 
