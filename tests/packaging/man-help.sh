@@ -71,6 +71,12 @@ if command -v mandoc >/dev/null 2>&1; then
 		ok $? "mandoc -Tlint -W warning $(basename "$page")"
 		sed 's/^/#   /' "$T/lint.txt"
 	done
+	# mdoc drops the quotes of a quoted word unless they are escaped.
+	# (The rendered text without its overstrikes, on one line.)
+	mandoc -Tascii "$top_srcdir/man/airlox-relayd.8" 2>/dev/null |
+	    sed 's/.\x08//g' | tr -s ' \n' '  ' >"$T/relayd.txt"
+	grep -q '{"error": CODE, "message": TEXT}' "$T/relayd.txt"
+	ok $? "airlox-relayd(8) shows the error body with its quotes"
 else
 	skip "mandoc -Tlint" "mandoc is not installed"
 fi
@@ -87,4 +93,22 @@ print(len(names), " ".join(n for n in names
 PY
 )
 like "$missing" '^[1-9][0-9]* $' "every file README's map names exists (${missing#* })"
+
+# docs/sandbox.md's seccomp paragraph names the file of the filters, and
+# the functions and table it names are in that file.
+names=$(python3 - "$top_srcdir" <<'PY'
+import os, re, sys
+top = sys.argv[1]
+text = open(os.path.join(top, "docs", "sandbox.md")).read()
+para = text.split("\n**seccomp**", 1)[-1].split("\n\n", 1)[0]
+files = re.findall(r"`(runnerd/[^`]+\.c)`", para)
+syms = re.findall(r"`([a-z_]+)(?:\(\)|\[\])`", para)
+src = "".join(open(os.path.join(top, f)).read() for f in files
+              if os.path.exists(os.path.join(top, f)))
+print(" ".join(files) or "none", "|",
+      " ".join(s for s in syms if not re.search(r"\b%s\b" % s, src)) or "ok")
+PY
+)
+like "$names" '^runnerd/sandbox-linux-seccomp\.c \| ok$' \
+    "docs/sandbox.md names the seccomp filter's file and what is in it ($names)"
 done_testing
