@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 
 struct conn {
 	int	  fd;
@@ -80,15 +81,6 @@ get(const char *name, size_t *lenp)
 	buf[n] = '\0';
 	*lenp = (size_t)n;
 	return buf;
-}
-
-static double
-now_s(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* This process's user + system CPU time, in seconds. */
@@ -277,7 +269,7 @@ run(struct conn *cs, size_t nc, const char *what)
 	for (i = 0; i < nc; i++)
 		total += cs[i].n;
 	c0 = cpu_s();
-	t0 = now_s();
+	t0 = mono_sec();
 	while (done < nc) {
 		for (i = 0; i < nc; i++) {
 			p[i].fd = cs[i].next < cs[i].n ? cs[i].fd : -1;
@@ -320,7 +312,7 @@ run(struct conn *cs, size_t nc, const char *what)
 				done++;
 		}
 	}
-	t1 = now_s();
+	t1 = mono_sec();
 	for (i = 0; i < nc; i++) {
 		ok += cs[i].ok;
 		failed += cs[i].failed;

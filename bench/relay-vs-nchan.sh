@@ -67,7 +67,8 @@ trap 'exit 1' INT TERM
 ulimit -n "$(ulimit -Hn)"
 
 cc -O2 -D_GNU_SOURCE -I"$B" -I"$SRC/common" -o "$T/alx-post" \
-    "$SRC/bench/alx-post.c" "$B/common/libairlox_static.a" \
+    "$SRC/bench/alx-post.c" "$SRC/common/util/mono.c" \
+    "$B/common/libairlox_static.a" \
     -lsodium -lcrypto || exit 2
 
 wait_file() {

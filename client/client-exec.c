@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "util/log.h"
 #include "client.h"
 
@@ -45,15 +46,6 @@ exec_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-}
-
-static int64_t
-exec_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void
@@ -86,8 +78,8 @@ exec_stop(pid_t pid, int *wstatus)
 	int64_t	end;
 
 	kill(-pid, SIGTERM);
-	end = exec_ms() + EXEC_GRACE_MS;
-	while (exec_ms() < end) {
+	end = mono_ms() + EXEC_GRACE_MS;
+	while (mono_ms() < end) {
 		if (waitpid(pid, wstatus, WNOHANG) == pid) {
 			kill(-pid, SIGKILL);
 			return;
@@ -113,7 +105,7 @@ exec_run(char *const *argv, char *const *env, int64_t timeout_s, int *status)
 	if (pid == 0)
 		exec_child(argv, env);
 	setpgid(pid, pid);
-	end = timeout_s > 0 ? exec_ms() + timeout_s * 1000 : 0;
+	end = timeout_s > 0 ? mono_ms() + timeout_s * 1000 : 0;
 	for (;;) {
 		if (waitpid(pid, &ws, WNOHANG) == pid)
 			break;
@@ -122,7 +114,7 @@ exec_run(char *const *argv, char *const *env, int64_t timeout_s, int *status)
 			r = ALX_ERR_IO;
 			break;
 		}
-		if (end != 0 && exec_ms() >= end) {
+		if (end != 0 && mono_ms() >= end) {
 			log_debug("exec: %s ran over %lld s: stopping its "
 			    "process group", argv[0], (long long)timeout_s);
 			exec_stop(pid, &ws);

@@ -23,6 +23,7 @@
 #include <curl/curl.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "util/log.h"
 #include "client.h"
 #include "client-reply.h"
@@ -37,18 +38,9 @@ struct sse_state {
 	struct alx_buf	 err;		/* body of a non-200 reply */
 	int64_t		*last_id;
 	int		 checked;	/* the reply's type was looked at */
-	int64_t		 deadline;	/* sse_ms() to stop at, 0: none */
+	int64_t		 deadline;	/* mono_ms() to stop at, 0: none */
 	char		 where[320];	/* host:port, for messages */
 };
-
-static int64_t
-sse_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* An event, to the caller; its id is where a reconnection resumes. */
 static int
@@ -150,7 +142,7 @@ sse_once(struct http_conn *hc, struct sse_state *s, const char *path,
 		return reply_error(*status, s->err.data, s->err.len, NULL,
 		    NULL, NULL);
 	if (cc == CURLE_OPERATION_TIMEDOUT && timeout_ms > 0 &&
-	    sse_ms() >= s->deadline)
+	    mono_ms() >= s->deadline)
 		return ALX_ERR_EXPIRED;
 	if (cc == CURLE_OK || cc == CURLE_ABORTED_BY_CALLBACK) {
 		log_debug("sse: stream ended: %s", curl_easy_strerror(cc));
@@ -182,10 +174,10 @@ sse_run(struct http_conn *hc, const char *path, int64_t *last_id,
 	alx_buf_init(&s.err, SSE_ERR_MAX);
 	http_where(hc, s.where, sizeof(s.where));
 	if (timeout_ms > 0)
-		deadline = sse_ms() + timeout_ms;
+		deadline = mono_ms() + timeout_ms;
 	s.deadline = deadline;
 	for (;;) {
-		if (deadline != 0 && (left = deadline - sse_ms()) <= 0) {
+		if (deadline != 0 && (left = deadline - mono_ms()) <= 0) {
 			r = ALX_ERR_EXPIRED;
 			break;
 		}

@@ -17,6 +17,7 @@
 
 #include "airlox.h"
 #include "util/log.h"
+#include "util/units.h"
 #include "client.h"
 #include "client-job.h"
 
@@ -143,94 +144,22 @@ args_nth(const struct cmd_args *a, const char *name, size_t n)
 	return NULL;
 }
 
-/* "90", "90s", "30m", "24h", "7d"; "0" and "never" are 0. */
-int
-client_parse_duration(const char *s, int64_t *out)
-{
-	char		*end;
-	long long	 v;
-	int64_t		 mul = 1;
-
-	if (strcmp(s, "never") == 0) {
-		*out = 0;
-		return 0;
-	}
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (end == s || errno != 0 || v < 0)
-		return ALX_ERR_INVALID;
-	switch (*end) {
-	case '\0':
-	case 's':
-		break;
-	case 'm':
-		mul = 60;
-		break;
-	case 'h':
-		mul = 3600;
-		break;
-	case 'd':
-		mul = 86400;
-		break;
-	default:
-		return ALX_ERR_INVALID;
-	}
-	if (*end != '\0' && end[1] != '\0')
-		return ALX_ERR_INVALID;
-	if (v > ALX_JSON_INT_MAX / mul)
-		return ALX_ERR_RANGE;
-	*out = v * mul;
-	return 0;
-}
-
-/* "1048576", "512K", "10M", "1G". */
-int
-client_parse_size(const char *s, int64_t *out)
-{
-	char		*end;
-	long long	 v;
-	int64_t		 mul = 1;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (end == s || errno != 0 || v < 0)
-		return ALX_ERR_INVALID;
-	switch (*end) {
-	case '\0':
-		break;
-	case 'K':
-	case 'k':
-		mul = 1024;
-		break;
-	case 'M':
-		mul = 1024 * 1024;
-		break;
-	case 'G':
-		mul = 1024 * 1024 * 1024;
-		break;
-	default:
-		return ALX_ERR_INVALID;
-	}
-	if (*end != '\0' && end[1] != '\0')
-		return ALX_ERR_INVALID;
-	if (v > ALX_JSON_INT_MAX / mul)
-		return ALX_ERR_RANGE;
-	*out = v * mul;
-	return 0;
-}
-
 int
 args_duration(const struct cmd_args *a, const char *name, int64_t def,
     int64_t *out)
 {
 	const char	*v = args_get(a, name);
+	uint64_t	 secs;
 
 	*out = def;
 	if (v == NULL)
 		return 0;
-	if (client_parse_duration(v, out) != 0)
+	/* The client's "none" is 0: never and 0 alike. */
+	if (units_duration(v, &secs) != 0 || (secs != UNITS_NEVER &&
+	    secs > (uint64_t)ALX_JSON_INT_MAX))
 		return out_usage("--%s: not a duration (like 90s, 30m, 24h, "
-		    "7d): %s", name, v);
+		    "7d, or never): %s", name, v);
+	*out = secs == UNITS_NEVER ? 0 : (int64_t)secs;
 	return 0;
 }
 
@@ -239,18 +168,15 @@ args_int(const struct cmd_args *a, const char *name, int64_t def,
     int64_t min, int64_t max, int64_t *out)
 {
 	const char	*v = args_get(a, name);
-	char		*end;
-	long long	 n;
+	uint64_t	 n;
 
 	*out = def;
 	if (v == NULL)
 		return 0;
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	if (end == v || *end != '\0' || errno != 0 || n < min || n > max)
+	if (units_count(v, &n) != 0 || n < (uint64_t)min || n > (uint64_t)max)
 		return out_usage("--%s: not a number from %lld to %lld: %s",
 		    name, (long long)min, (long long)max, v);
-	*out = n;
+	*out = (int64_t)n;
 	return 0;
 }
 

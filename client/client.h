@@ -83,8 +83,6 @@ int		 args_duration(const struct cmd_args *, const char *,
 		    int64_t def, int64_t *out);
 int		 args_int(const struct cmd_args *, const char *, int64_t def,
 		    int64_t min, int64_t max, int64_t *out);
-int		 client_parse_duration(const char *, int64_t *);
-int		 client_parse_size(const char *, int64_t *);
 
 /* cmd-help.c */
 void	 help_print_usage(FILE *);

@@ -13,6 +13,7 @@
 #include "airlox.h"
 #include "client.h"
 #include "client-job.h"
+#include "util/units.h"
 
 /* Defaults, and the host-runner profile (flags given override both). */
 #define SC_TTL			(24 * 3600)
@@ -194,6 +195,7 @@ sc_params(struct client_ctx *ctx, struct alx_session_params *sp, int *hr)
 	const struct cmd_args	*a = &ctx->args;
 	const char		*v;
 	int64_t			 ttl;
+	uint64_t		 size;
 
 	memset(sp, 0, sizeof(*sp));
 	*hr = 0;
@@ -217,14 +219,19 @@ sc_params(struct client_ctx *ctx, struct alx_session_params *sp, int *hr)
 	sp->expires = ttl > 0 ? sp->now + ttl : 0;
 	sp->item_max = *hr ? HR_ITEM_MAX : SC_ITEM_MAX;
 	sp->session_max = *hr ? HR_SESSION_MAX : SC_SESSION_MAX;
-	if ((v = args_get(a, "item-max")) != NULL &&
-	    (client_parse_size(v, &sp->item_max) != 0 || sp->item_max < 1 ||
-	    sp->item_max > ALX_ITEM_MAX_SIZE))
-		return out_usage("--item-max: a size up to 100M");
-	if ((v = args_get(a, "session-max")) != NULL &&
-	    (client_parse_size(v, &sp->session_max) != 0 ||
-	    sp->session_max < sp->item_max))
-		return out_usage("--session-max: a size at least --item-max");
+	if ((v = args_get(a, "item-max")) != NULL) {
+		if (units_size(v, &size) != 0 || size < 1 ||
+		    size > ALX_ITEM_MAX_SIZE)
+			return out_usage("--item-max: a size up to 100M");
+		sp->item_max = (int64_t)size;
+	}
+	if ((v = args_get(a, "session-max")) != NULL) {
+		if (units_size(v, &size) != 0 || size > ALX_JSON_INT_MAX ||
+		    (int64_t)size < sp->item_max)
+			return out_usage("--session-max: a size at least "
+			    "--item-max");
+		sp->session_max = (int64_t)size;
+	}
 	sp->approve = sp->mode == ALX_MODE_EXECUTE;
 	return 0;
 }

@@ -30,6 +30,22 @@ static const char *job_status_names[ALX_JOB_STATUS_COUNT] = {
 	"interrupted", "lost", "killed_disk"
 };
 
+int
+alx_job_id_valid(const char *id)
+{
+	size_t	i;
+
+	if (id == NULL || id[0] == '\0' || id[0] == '.')
+		return 0;
+	for (i = 0; id[i] != '\0'; i++)
+		if (i >= ALX_JOB_ID_MAX || !(id[i] == '_' || id[i] == '-' ||
+		    id[i] == '.' || (id[i] >= 'A' && id[i] <= 'Z') ||
+		    (id[i] >= 'a' && id[i] <= 'z') ||
+		    (id[i] >= '0' && id[i] <= '9')))
+			return 0;
+	return 1;
+}
+
 const char *
 alx_job_status_name(int status)
 {

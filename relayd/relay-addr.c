@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "util/log.h"
 #include "relayd.h"
 
@@ -29,15 +30,6 @@ static int			 relay_nproxies;
 static unsigned			 relay_npeers;
 static uint8_t			 relay_peer_salt[16];
 static int			 relay_peer_salted;
-
-double
-relay_now_mono(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void
 relay_addr_v4(struct relay_addr *a, const void *in4)
@@ -273,7 +265,7 @@ void
 relay_peer_gc(void)
 {
 	struct relay_peer	**pp, *p;
-	double			  now = relay_now_mono();
+	double			  now = mono_sec();
 	time_t			  t = time(NULL);
 	unsigned		  i;
 

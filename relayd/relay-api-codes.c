@@ -23,6 +23,7 @@
 #include <event2/http.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "util/log.h"
 #include "relayd.h"
 
@@ -150,7 +151,7 @@ relay_code_count_fail(const struct relay_addr *a)
 		p->fails = 0;
 	}
 	p->fails++;
-	p->last = relay_now_mono();
+	p->last = mono_sec();
 }
 
 static int64_t

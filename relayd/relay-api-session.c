@@ -17,6 +17,7 @@
 #include <event2/http.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "util/log.h"
 #include "relayd.h"
 
@@ -230,7 +231,7 @@ relay_create_quota(struct relay_req *r)
 	if (p->hour_sessions >= relay_cfg.sessions_per_hour)
 		return ALX_ERR_RATE_LIMITED;
 	p->hour_sessions++;
-	p->last = relay_now_mono();
+	p->last = mono_sec();
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 
 #include "airlox.h"
 #include "util/log.h"
+#include "util/units.h"
 #include "relayd.h"
 
 struct relay_config relay_cfg;
@@ -247,48 +248,6 @@ opt_bool(const struct relay_opt *o, const char *v, char **cause)
 	return 0;
 }
 
-/* A decimal number with an optional suffix from `units`; no overflow. */
-static int
-relay_parse_unit(const char *s, uint64_t *out, const char *units,
-    const uint64_t *mult)
-{
-	uint64_t	 v = 0, m = 1;
-	const char	*p = s, *u;
-
-	if (!isdigit((unsigned char)*p))
-		return -1;
-	for (; isdigit((unsigned char)*p); p++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	if (*p != '\0') {
-		if ((u = strchr(units, *p)) == NULL || p[1] != '\0')
-			return -1;
-		m = mult[u - units];
-	}
-	if (v != 0 && m > UINT64_MAX / v)
-		return -1;
-	*out = v * m;
-	return 0;
-}
-
-int
-relay_parse_size(const char *s, uint64_t *out)
-{
-	static const uint64_t	mult[] = { KB, MB, GB, GB * 1024 };
-
-	return relay_parse_unit(s, out, "KMGT", mult);
-}
-
-int
-relay_parse_duration(const char *s, uint64_t *out)
-{
-	static const uint64_t	mult[] = { 1, 60, 3600, DAY };
-
-	return relay_parse_unit(s, out, "smhd", mult);
-}
-
 static int
 opt_number(const struct relay_opt *o, const char *v, char **cause,
     int (*parse)(const char *, uint64_t *), const char *what)
@@ -312,27 +271,21 @@ opt_number(const struct relay_opt *o, const char *v, char **cause,
 static int
 opt_size(const struct relay_opt *o, const char *v, char **cause)
 {
-	return opt_number(o, v, cause, relay_parse_size,
+	return opt_number(o, v, cause, units_size,
 	    "size (N, NK, NM, NG, NT)");
 }
 
 static int
 opt_dur(const struct relay_opt *o, const char *v, char **cause)
 {
-	return opt_number(o, v, cause, relay_parse_duration,
+	return opt_number(o, v, cause, units_duration,
 	    "duration (Ns, Nm, Nh, Nd)");
-}
-
-static int
-relay_parse_count(const char *s, uint64_t *out)
-{
-	return relay_parse_unit(s, out, "", NULL);
 }
 
 static int
 opt_count(const struct relay_opt *o, const char *v, char **cause)
 {
-	return opt_number(o, v, cause, relay_parse_count, "number");
+	return opt_number(o, v, cause, units_count, "number");
 }
 
 static int

@@ -35,6 +35,7 @@
 #include <openssl/ssl.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "util/log.h"
 #include "relayd.h"
 
@@ -152,7 +153,7 @@ relay_conn_over(struct relay_conn *c, const struct sockaddr *sa)
 		return 1;
 	}
 	p->conns++;
-	p->last = relay_now_mono();
+	p->last = mono_sec();
 	c->counted_addr = 1;
 	relay_gate_set_addr(c->gate, &c->addr);
 	return 0;

@@ -34,6 +34,7 @@
 #include <event2/http.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "util/log.h"
 #include "relayd.h"
 
@@ -84,7 +85,7 @@ relay_rate_now(void)
 	if (relay_test_rate_at >= 0)
 		return relay_test_rate_at;
 #endif
-	return relay_now_mono();
+	return mono_sec();
 }
 
 int
@@ -141,7 +142,7 @@ static void
 relay_cron_tick(evutil_socket_t fd, short ev, void *arg)
 {
 	uint64_t	wd = relay_notify_watchdog_usec();
-	double		now = relay_now_mono();
+	double		now = mono_sec();
 	int		was_low = relay_disk_low;
 
 	relay_ticks++;
@@ -181,7 +182,7 @@ relay_cron_start(struct event_base *base)
 		fatalx("cron: cannot add the timer");
 	relay_disk_check(NULL);
 	relay_notify_watchdog();
-	relay_wd_last = relay_now_mono();
+	relay_wd_last = mono_sec();
 }
 
 void
@@ -221,7 +222,7 @@ relay_test_clock(struct relay_req *r)
 		if (strcmp(v, "hold") != 0)
 			relay_test_rate_at = -1;
 		else if (relay_test_rate_at < 0)
-			relay_test_rate_at = relay_now_mono();
+			relay_test_rate_at = mono_sec();
 		free(v);
 	}
 	alx_jw_init(&jw, 128);

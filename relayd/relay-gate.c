@@ -61,6 +61,7 @@
 #include <event2/http.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "util/log.h"
 #include "relayd.h"
 
@@ -714,7 +715,7 @@ relay_gate_complete(struct evhttp_request *req, void *arg)
 	if (g->state == GATE_DROP || g->close_after) {
 		g->state = GATE_DROP;
 		g->closing = 1;
-		g->close_by = relay_now_mono() + (double)relay_cfg.timeout;
+		g->close_by = mono_sec() + (double)relay_cfg.timeout;
 	} else if (g->state == GATE_WAIT)
 		g->state = GATE_HEAD;
 	else
@@ -736,7 +737,7 @@ relay_gate_kickcb(evutil_socket_t fd, short ev, void *arg)
 	if (g->closing) {
 		/* TLS: what its bufferevent holds must go out first. */
 		if (relay_gate_pending_out(g->bev) != 0 &&
-		    relay_now_mono() < g->close_by) {
+		    mono_sec() < g->close_by) {
 			event_add(g->kick, &tv);
 			return;
 		}

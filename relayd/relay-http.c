@@ -31,6 +31,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "util/log.h"
 #include "relayd.h"
 
@@ -376,7 +377,7 @@ relay_http_ratelimit(struct relay_req *r)
 	else
 		p->tokens = fmin(burst, p->tokens + (now - p->refill) * rate);
 	p->refill = now;
-	p->last = relay_now_mono();	/* for the idle sweep */
+	p->last = mono_sec();	/* for the idle sweep */
 	if (p->tokens >= 1) {
 		p->tokens -= 1;
 		return 0;

@@ -18,6 +18,7 @@
 #include <event2/http.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "util/log.h"
 #include "relayd.h"
 
@@ -98,7 +99,7 @@ relay_drain_cb(evutil_socket_t fd, short ev, void *arg)
 
 	if ((relay_verify_pending() == 0 &&
 	    relay_store_pending(relay.store) == 0) ||
-	    relay_now_mono() > relay_drain_deadline) {
+	    mono_sec() > relay_drain_deadline) {
 		if (relay_store_pending(relay.store) != 0 ||
 		    relay_verify_pending() != 0)
 			log_warnx("shutdown: grace period over with %u writes "
@@ -124,7 +125,7 @@ relay_shutdown(void)
 	relay_listen_stop();
 	relay_sse_shutdown();
 	relay_poll_shutdown();
-	relay_drain_deadline = relay_now_mono() +
+	relay_drain_deadline = mono_sec() +
 	    (double)relay_cfg.shutdown_grace;
 	relay_drain_ev = event_new(relay.base, -1, EV_PERSIST, relay_drain_cb,
 	    NULL);

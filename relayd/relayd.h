@@ -103,8 +103,6 @@ extern struct relay_config relay_cfg;
 int	 relay_config_load(struct relay_config *, int, char **, char **cause);
 void	 relay_config_free(struct relay_config *);
 void	 relay_config_usage(FILE *);
-int	 relay_parse_size(const char *, uint64_t *);
-int	 relay_parse_duration(const char *, uint64_t *);
 void	 relay_setcause(char **, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 
@@ -131,7 +129,6 @@ void	 relay_addr_str(const struct relay_addr *, char *, size_t);
 struct relay_peer *relay_peer_get(const struct relay_addr *, int create);
 void	 relay_peer_gc(void);
 void	 relay_peer_free_all(void);
-double	 relay_now_mono(void);
 /* Trusted proxies: IPv4 kept as IPv4-mapped (::ffff:0:0/96 + bits). */
 struct relay_cidr {
 	uint8_t		 a[16];

@@ -25,6 +25,7 @@
 
 #include "runopt.h"
 #include "runnerd.h"
+#include "units.h"
 
 #define CONF_MAX_BYTES	(64 * 1024)
 #define CONF_MAX_LINE	1024
@@ -53,18 +54,14 @@ conf_check_labels(const char *v)
 	return n > 0;
 }
 
+/* A count (units.h) from lo to hi. */
 static int
 conf_check_uint(const char *v, long long lo, long long hi)
 {
-	char		*end;
-	long long	 n;
+	uint64_t	n;
 
-	if (v[0] == '\0' || v[0] == '-' || v[0] == '+' ||
-	    (v[0] == '0' && v[1] != '\0'))
-		return 0;
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	return errno == 0 && *end == '\0' && n >= lo && n <= hi;
+	return units_count(v, &n) == 0 && n >= (uint64_t)lo &&
+	    n <= (uint64_t)hi;
 }
 
 static int

@@ -29,6 +29,7 @@
 #include "runner-egress.h"
 #include "runner-docker.h"
 #include "runner-tree.h"
+#include "util/mono.h"
 
 #define PROGRESS_INTERVAL_MS	1000
 #define PIECE_MAX		ALX_CHUNK_SIZE	/* output per progress item */
@@ -38,15 +39,6 @@
 #define STEP_WAIT_MS		250
 
 volatile sig_atomic_t	runner_stop;
-
-static int64_t
-runner_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static struct runner_slot *
 runner_slot_free(struct runner *rn)
@@ -357,7 +349,7 @@ runner_output(void *arg, int fd, const char *buf, size_t len)
 {
 	struct runner_slot	*sl = arg;
 
-	runner_output_add(&sl->output, fd, buf, len, runner_now_ms());
+	runner_output_add(&sl->output, fd, buf, len, mono_ms());
 }
 
 /* Errors after which the same post is worth trying again later. */
@@ -373,7 +365,7 @@ runner_post_transient(int r)
 static void
 runner_post_later(struct runner_slot *sl, const char *what, int r)
 {
-	sl->next_try = runner_now_ms() + POST_RETRY_MS;
+	sl->next_try = mono_ms() + POST_RETRY_MS;
 	if (!sl->waiting++)
 		log_warnx("job %s: its %s waits for the relay (%s); retrying",
 		    sl->job.job_id, what, alx_errname(r));
@@ -424,7 +416,7 @@ runner_post_output(struct runner *rn, struct runner_slot *sl, int drain)
 {
 	struct runner_output	*o = &sl->output;
 	char			*cause = NULL;
-	int64_t			 now = runner_now_ms();
+	int64_t			 now = mono_ms();
 	int			 n, r;
 
 	if (!drain)
@@ -1314,7 +1306,7 @@ runner_announce(struct runner *rn)
 	char			 path[128];
 	int			 r;
 
-	rn->last_announce = runner_now_ms();
+	rn->last_announce = mono_ms();
 	memset(&a, 0, sizeof(a));
 	memcpy(a.sid, rn->cs.inv.sid, ALX_SID_LEN);
 	memcpy(a.runner, rn->me.fp, ALX_FP_LEN);
@@ -1360,26 +1352,26 @@ runner_run(struct runner *rn)
 	for (;;) {
 		if (runner_stop && !rn->stopping) {
 			rn->stopping = 1;
-			stop_at = runner_now_ms() + (int64_t)rn->grace_s * 1000;
+			stop_at = mono_ms() + (int64_t)rn->grace_s * 1000;
 			log_info("runner: stopping; running jobs have %d s",
 			    rn->grace_s);
 		}
 		busy = runner_step(rn, STEP_WAIT_MS);
 		runner_retry_deferred(rn);
 		/* Stay online in the relay's eyes (job ls, runner_busy). */
-		if (!rn->stopping && runner_now_ms() - rn->last_announce >=
+		if (!rn->stopping && mono_ms() - rn->last_announce >=
 		    RUNNER_ANNOUNCE_S * 1000 && runner_announce(rn) != ALX_OK)
 			log_debug("runner: announcement not taken; again "
 			    "later");
 		if (rn->stopping) {
 			if (!busy)
 				break;
-			if (runner_now_ms() >= stop_at)
+			if (mono_ms() >= stop_at)
 				for (i = 0; i < rn->nslots; i++)
 					if (rn->slots[i].used &&
 					    rn->slots[i].state == SLOT_RUNNING)
 						sandbox_cancel(rn->slots[i].job.sb);
-			if (runner_now_ms() >= stop_at + DRAIN_GIVE_UP_MS)
+			if (mono_ms() >= stop_at + DRAIN_GIVE_UP_MS)
 				runner_give_up(rn);
 			usleep(100 * 1000);
 			continue;
@@ -1400,8 +1392,8 @@ runner_run(struct runner *rn)
 		}
 		runner_seen_prune(rn->seen, http_now(&rn->cs.http));
 		/* tree: collect idle workspaces, and over the budget */
-		if (runner_now_ms() - last_gc >= RUNNER_TREE_GC_S * 1000) {
-			last_gc = runner_now_ms();
+		if (mono_ms() - last_gc >= RUNNER_TREE_GC_S * 1000) {
+			last_gc = mono_ms();
 			runner_tree_gc(rn->workroot, rn->statedir,
 			    RUNNER_TREE_IDLE_S, RUNNER_TREE_BUDGET);
 		}

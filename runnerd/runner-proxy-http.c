@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "runner-egress.h"
 #include "runner-proxy.h"
 #include "sandbox.h"
@@ -50,15 +51,6 @@ static const uint8_t	egress_tls_refusal[] = {
 	0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x31
 };
 
-static int64_t
-egress_now(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int
 egress_write_all(int fd, const char *p, size_t len, int64_t deadline)
 {
@@ -75,7 +67,7 @@ egress_write_all(int fd, const char *p, size_t len, int64_t deadline)
 		}
 		if (n == -1 && errno != EAGAIN && errno != EINTR)
 			return -1;
-		if ((left = deadline - egress_now()) <= 0)
+		if ((left = deadline - mono_ms()) <= 0)
 			return -1;
 		pfd.fd = fd;
 		pfd.events = POLLOUT;
@@ -97,7 +89,7 @@ egress_reply(int fd, int code, const char *text, const char *reason)
 	    "airlox egress: %s\n", code, text, reason,
 	    strlen("airlox egress: \n") + strlen(reason), reason);
 	if (n > 0 && (size_t)n < sizeof msg)
-		egress_write_all(fd, msg, (size_t)n, egress_now() + 2000);
+		egress_write_all(fd, msg, (size_t)n, mono_ms() + 2000);
 }
 
 /* Read until the empty line; 0, or the HTTP status to answer with. */
@@ -105,14 +97,14 @@ static int
 egress_read_head(int fd, struct egress_req *rq)
 {
 	struct pollfd	 pfd;
-	int64_t		 deadline = egress_now() + EGRESS_HEADER_MS, left;
+	int64_t		 deadline = mono_ms() + EGRESS_HEADER_MS, left;
 	ssize_t		 n;
 	int		 r;
 
 	for (;;) {
 		if ((r = egress_head_end(rq->buf, rq->len, &rq->hlen)) != 1)
 			return r;
-		if ((left = deadline - egress_now()) <= 0)
+		if ((left = deadline - mono_ms()) <= 0)
 			return 408;
 		pfd.fd = fd;
 		pfd.events = POLLIN;
@@ -256,7 +248,7 @@ static int
 egress_peek_hello(int fd, struct egress_req *rq, const char **why)
 {
 	struct pollfd	pfd;
-	int64_t		deadline = egress_now() + EGRESS_HELLO_MS, left;
+	int64_t		deadline = mono_ms() + EGRESS_HELLO_MS, left;
 	ssize_t		n;
 	int		r;
 
@@ -277,7 +269,7 @@ egress_peek_hello(int fd, struct egress_req *rq, const char **why)
 			if (rq->plen == sizeof rq->peek)	/* defensive */
 				return (*why = "not_tls", 403);
 		}
-		if ((left = deadline - egress_now()) <= 0)
+		if ((left = deadline - mono_ms()) <= 0)
 			return (*why = "hello_timeout", 408);
 		pfd.fd = fd;
 		pfd.events = POLLIN;
@@ -305,7 +297,7 @@ egress_connect_req(struct egress_req *rq, int fd, const char **why)
 
 	if ((up = egress_upstream(&rq->req, why)) < 0)
 		return -up;
-	if (egress_write_all(fd, ok, sizeof ok - 1, egress_now() + 5000) != 0) {
+	if (egress_write_all(fd, ok, sizeof ok - 1, mono_ms() + 5000) != 0) {
 		close(up);
 		return -1;
 	}
@@ -315,7 +307,7 @@ egress_connect_req(struct egress_req *rq, int fd, const char **why)
 		return r;
 	}
 	if (egress_write_all(up, (const char *)rq->peek, rq->plen,
-	    egress_now() + 5000) != 0) {
+	    mono_ms() + 5000) != 0) {
 		close(up);
 		return -1;
 	}
@@ -332,7 +324,7 @@ egress_get_req(struct egress_req *rq, int fd, const char **why)
 	if ((up = egress_upstream(&rq->req, why)) < 0)
 		return -up;
 	if (egress_write_all(up, rq->req.out, rq->req.outlen,
-	    egress_now() + 10000) == 0)
+	    mono_ms() + 10000) == 0)
 		egress_relay(fd, up, 0);	/* one request: origin -> job */
 	close(up);
 	return -1;
@@ -383,7 +375,7 @@ egress_serve_conn(const struct egress_job *job, int fd,
 		/* In a tunnel the job expects TLS, unless it sent none. */
 		if (rq->tunnel && strcmp(why, "not_tls") != 0)
 			egress_write_all(fd, (const char *)egress_tls_refusal,
-			    sizeof egress_tls_refusal, egress_now() + 2000);
+			    sizeof egress_tls_refusal, mono_ms() + 2000);
 		else
 			egress_reply(fd, code, egress_status_text(code), why);
 		if (code != 502) {

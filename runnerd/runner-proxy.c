@@ -146,22 +146,6 @@ egress_rotate(struct egress_srv *srv)
  */
 
 static int
-egress_id_ok(const char *id)
-{
-	size_t	i;
-
-	if (id[0] == '\0' || id[0] == '.' || strlen(id) >= EGRESS_JOBID_MAX)
-		return 0;
-	for (i = 0; id[i] != '\0'; i++)
-		if (!(id[i] == '_' || id[i] == '-' || id[i] == '.' ||
-		    (id[i] >= 'A' && id[i] <= 'Z') ||
-		    (id[i] >= 'a' && id[i] <= 'z') ||
-		    (id[i] >= '0' && id[i] <= '9')))
-			return 0;
-	return 1;
-}
-
-static int
 egress_find(struct egress_srv *srv, const char *id)
 {
 	int	i;
@@ -195,7 +179,7 @@ egress_add(struct egress_srv *srv, char *msg, int fd)
 	int			 flags, i;
 
 	if (fd == -1 || sscanf(msg, "add %79s %d", id, &flags) != 2 ||
-	    !egress_id_ok(id) || egress_find(srv, id) != -1)
+	    !alx_job_id_valid(id) || egress_find(srv, id) != -1)
 		return ALX_ERR_INVALID;
 	for (i = 0; i < EGRESS_JOBS_MAX && job == NULL; i++)
 		if (!srv->jobs[i].used)
@@ -705,7 +689,7 @@ runner_egress_job(struct runner_egress *eg, const char *job_id,
 	int		 sv[2], r;
 
 	*fd = -1;
-	if (eg == NULL || !egress_id_ok(job_id) || nallow > ALX_NET_ALLOW_MAX)
+	if (eg == NULL || !alx_job_id_valid(job_id) || nallow > ALX_NET_ALLOW_MAX)
 		return ALX_ERR_INVALID;
 	for (i = 0; i < nallow; i++)
 		if (alx_domain_valid(allow[i]) != 0)
@@ -769,7 +753,7 @@ runner_egress_job_end(struct runner_egress *eg, const char *job_id,
 	long long	n;
 
 	*denied = 0;
-	if (eg == NULL || !egress_id_ok(job_id))
+	if (eg == NULL || !alx_job_id_valid(job_id))
 		return ALX_ERR_INVALID;
 	snprintf(msg, sizeof msg, "end %s", job_id);
 	if (send(eg->ctl, msg, strlen(msg), MSG_NOSIGNAL) < 0 ||
@@ -854,7 +838,7 @@ runner_egress_denied(const char *statedir, const char *job_id,
 	if (nlines == NULL)
 		nlines = &dummy;
 	*nlines = 0;
-	if (!egress_id_ok(job_id))
+	if (!alx_job_id_valid(job_id))
 		return ALX_ERR_INVALID;
 	for (i = 0; i < 2 && r == 0; i++) {
 		if ((size_t)snprintf(path, sizeof path, "%s/%s", statedir,

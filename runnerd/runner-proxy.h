@@ -11,6 +11,8 @@
 
 #include "runner-egress.h"
 
+/* Read buffer for a job id: longer than ALX_JOB_ID_MAX, so that a longer
+ * id is read whole and then refused by alx_job_id_valid(). */
 #define EGRESS_JOBID_MAX	80
 #define EGRESS_JOBS_MAX		256
 

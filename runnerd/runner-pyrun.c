@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "runner-python.h"
 
 #define PY_OUT_MAX	(64 * 1024)	/* bytes kept of a tool's output */
@@ -68,15 +69,6 @@ py_child(const char *const *argv, const char *cwd, int outfd)
 	_exit(127);
 }
 
-static int64_t
-py_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Keep the last PY_OUT_MAX bytes of what the tool prints (n < PY_OUT_MAX). */
 static void
 py_keep(char *buf, size_t *len, const char *in, size_t n)
@@ -102,7 +94,7 @@ runner_py_run(const char *const *argv, const char *cwd, int timeout_s, char **ou
 	char		 rd[8192], *buf;
 	size_t		 len = 0;
 	ssize_t		 n;
-	int64_t		 deadline = py_now_ms() + (int64_t)timeout_s * 1000;
+	int64_t		 deadline = mono_ms() + (int64_t)timeout_s * 1000;
 	int		 p[2], status = 0, left;
 	pid_t		 pid;
 
@@ -127,7 +119,7 @@ runner_py_run(const char *const *argv, const char *cwd, int timeout_s, char **ou
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
 	for (;;) {
-		left = (int)(deadline - py_now_ms());
+		left = (int)(deadline - mono_ms());
 		if (left <= 0) {
 			*timed_out = 1;
 			kill(-pid, SIGKILL);

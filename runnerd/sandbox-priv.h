@@ -75,7 +75,6 @@ struct sandbox_job {
 };
 
 /* sandbox.c */
-int64_t	 sandbox_now_ms(void);
 void	 sandbox_enf_add(char *, size_t, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
 int	 sandbox_set_rlimits(const struct sandbox_limits *, int procs_cap);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "sandbox-priv.h"
 
 #define SANDBOX_ENV_MAX		64
@@ -57,15 +58,6 @@ static const char *const sandbox_env_deny[] = {
 unsigned	 sandbox_test_weaken;
 const char	*sandbox_test_weaken_dir;
 #endif
-
-int64_t
-sandbox_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void
 sandbox_enf_add(char *buf, size_t len, const char *fmt, ...)
@@ -303,22 +295,6 @@ sandbox_env_build(struct sandbox_job *job, const struct sandbox_spec *spec,
 	return r < 0 ? r : 0;
 }
 
-static int
-sandbox_job_id_ok(const char *id)
-{
-	size_t	i;
-
-	if (id == NULL || id[0] == '\0' || id[0] == '.' || strlen(id) > 64)
-		return 0;
-	for (i = 0; id[i] != '\0'; i++)
-		if (!(id[i] == '_' || id[i] == '-' || id[i] == '.' ||
-		    (id[i] >= 'A' && id[i] <= 'Z') ||
-		    (id[i] >= 'a' && id[i] <= 'z') ||
-		    (id[i] >= '0' && id[i] <= '9')))
-			return 0;
-	return 1;
-}
-
 static void
 sandbox_strv_free(char **v)
 {
@@ -413,7 +389,7 @@ sandbox_start(const struct sandbox_backend *be,
 		*cause = NULL;
 	if (be == NULL || spec == NULL || spec->argv == NULL ||
 	    spec->argv[0] == NULL || spec->workspace == NULL ||
-	    spec->outdir == NULL || !sandbox_job_id_ok(spec->job_id))
+	    spec->outdir == NULL || !alx_job_id_valid(spec->job_id))
 		return ALX_ERR_INVALID;
 	if ((job = calloc(1, sizeof *job)) == NULL)
 		return ALX_ERR_NOMEM;
@@ -429,7 +405,7 @@ sandbox_start(const struct sandbox_backend *be,
 	job->pipes[1] = err[0];
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
-	job->t0 = sandbox_now_ms();
+	job->t0 = mono_ms();
 	job->deadline = job->t0 + job->lim.wall_ms;
 	job->next_check = job->t0 + SANDBOX_CHECK_MS;
 	r = be->start(job, out[1], err[1], cause);
@@ -549,7 +525,7 @@ sandbox_reap(struct sandbox_job *job)
 	if (p != job->pid)
 		return;
 	job->reaped = 1;
-	job->t_end = sandbox_now_ms();
+	job->t_end = mono_ms();
 	job->rusage_maxrss = (int64_t)ru.ru_maxrss * 1024;
 	/* Whatever is left of the tree goes now (process backend). */
 	job->be->kill(job, SIGKILL);
@@ -568,7 +544,7 @@ sandbox_step(struct sandbox_job *job, int timeout_ms)
 	int64_t		now, wait, until;
 	int		n = 0, i, idx[4];
 
-	now = sandbox_now_ms();
+	now = mono_ms();
 	if (job->reaped) {
 		if ((job->pipes[0] == -1 && job->pipes[1] == -1) ||
 		    now >= job->t_end + SANDBOX_DRAIN_MS)
@@ -616,7 +592,7 @@ sandbox_step(struct sandbox_job *job, int timeout_ms)
 	if (job->report != -1 && job->reaped)
 		sandbox_read_report(job);
 	sandbox_reap(job);
-	now = sandbox_now_ms();
+	now = mono_ms();
 	if (!job->reaped) {
 		if (now >= job->deadline)
 			sandbox_end(job, ALX_JOB_TIMEOUT);
@@ -639,7 +615,7 @@ sandbox_cancel(struct sandbox_job *job)
 	if (job->reason == -1)
 		job->reason = ALX_JOB_CANCELLED;
 	job->be->kill(job, SIGTERM);
-	job->kill_at = sandbox_now_ms() + job->lim.grace_ms;
+	job->kill_at = mono_ms() + job->lim.grace_ms;
 }
 
 int

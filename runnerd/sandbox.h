@@ -79,7 +79,7 @@ struct sandbox_spec {
 	const char *const	*argv;		/* argv[0]: absolute or in PATH */
 	const char		*workspace;	/* host dir, becomes /work */
 	const char		*outdir;	/* host dir, becomes /out */
-	const char		*job_id;	/* AIRLOX_JOB, [A-Za-z0-9_.-] */
+	const char		*job_id;	/* AIRLOX_JOB: alx_job_id_valid() */
 	/*
 	 * Names copied from the runner's environment when set (LANG, TZ,
 	 * LC_* ...). A name on the credentials deny list is never passed.

@@ -687,6 +687,15 @@ const char	*alx_refusal_name(int err);
 /* 0 (ALX_OK) for a refusal reason of the list, else ALX_ERR_INVALID. */
 int		 alx_refusal_valid(const char *);
 
+/*
+ * A job's id as a runner names it on the machine (the job item's id in
+ * base64url, or a name of its own such as "verify"): 1 to ALX_JOB_ID_MAX
+ * of A-Z, a-z, 0-9, '_', '-' and '.', not '.' first, so that it is safe
+ * as a file name and in the job's environment (AIRLOX_JOB). 1 when it is.
+ */
+#define ALX_JOB_ID_MAX		64
+int		 alx_job_id_valid(const char *);
+
 /* Job kinds: "shell" and "python" <-> one ALX_JOBKIND_* bit. */
 const char	*alx_job_kind_name(unsigned kind);
 int		 alx_job_kind_parse(const char *, unsigned *kind);

@@ -67,6 +67,13 @@ like "$(grep '^limits' "$T/show.txt")" 'items up to [0-9]+ MiB, [0-9]+ MiB in al
 # Sizes in session create's summary.
 create h --item-max 25M >"$T/h.out"
 like "$(cat "$T/h.out")" 'largest item  25 MiB' "session create prints 25 MiB, not 26214400 bytes"
+# Sizes and durations by the one rule of airlox(7), as the relay reads them.
+create h2 --item-max 25m --session-max 1g --ttl 2h >"$T/h2.out"
+like "$(cat "$T/h2.out")" 'largest item  25 MiB' "--item-max 25m: a lower-case unit"
+create h4 --ttl 1h30m >"$T/h4.out" 2>&1
+is $? 2 "--ttl 1h30m: not a duration (one unit): usage error"
+create h5 --ttl 010m >"$T/h5.out" 2>&1
+is $? 2 "--ttl 010m: a leading zero: usage error"
 
 # --on NAME that names no machine kept here (no invite).
 mkdir -p "$T/c-m/airlox/machines/box" "$T/c-m/airlox/machines/gpu1"

@@ -74,6 +74,14 @@ like "$(cat "$T/out")" 'max-item-size: 200M is out of range' \
     "with a message"
 AIRLOX_TIMEOUT=5x "$RELAYD" --plain-http >"$T/out" 2>&1
 is $? 2 "a bad duration in the environment: status 2"
+# The one rule of airlox(7) (common/util/units.c), as the client reads it.
+"$RELAYD" --max-item-size 512k --map-size 1t --version >"$T/out" 2>&1
+is $? 0 "sizes take k and t as the client's do"
+"$RELAYD" --max-sessions 010 --version >"$T/out" 2>&1
+is $? 2 "a count with a leading zero: status 2"
+"$RELAYD" --timeout never --version >"$T/out" 2>&1
+is $? 2 "never for a bounded duration: status 2"
+like "$(cat "$T/out")" 'timeout: never is out of range' "with a message"
 "$RELAYD" --plain-http --listen 'nonsense' --data "$T/d" >"$T/out" 2>&1
 is $? 1 "an address that is not ADDR:PORT stops the start"
 like "$(cat "$T/out")" 'listen nonsense: not ADDR:PORT' "with a message"

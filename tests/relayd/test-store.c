@@ -28,6 +28,7 @@
 
 #include "airlox.h"
 #include "util/log.h"
+#include "util/mono.h"
 #include "tap.h"
 #include "../../relayd/relay-store.h"
 
@@ -519,15 +520,6 @@ test_prepare(void)
 	rmtree(dir);
 }
 
-static double
-mono(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * Back-pressure and group commit: the write queue refuses what would take
  * it over its byte limit until completions have run on the loop (a write
@@ -579,12 +571,12 @@ test_queue(void)
 	op = relay_wop_new(record_done, &rs);
 	relay_wop_add(op, RELAY_W_PUT, RELAY_DB_CHUNKS, key, sizeof(key), "z",
 	    1);
-	t0 = mono();
+	t0 = mono_sec();
 	relay_store_submit(st, op);
 	event_base_dispatch(rs.base);
-	ok(rs.n == 3 && rs.results[2] == 0 && mono() - t0 < 0.5,
+	ok(rs.n == 3 && rs.results[2] == 0 && mono_sec() - t0 < 0.5,
 	    "a write behind an announced one that never comes commits in "
-	    "%.1f ms", (mono() - t0) * 1000);
+	    "%.1f ms", (mono_sec() - t0) * 1000);
 	relay_store_expect(st, -1);
 	relay_store_close(st);
 	event_base_free(rs.base);

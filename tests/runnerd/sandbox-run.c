@@ -43,26 +43,12 @@
 #include <unistd.h>
 
 #include "airlox.h"
+#include "util/mono.h"
 #include "sandbox.h"
 #include "runner-egress.h"
 
-static int64_t
-now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t
-now_us(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+/* Microseconds on the programs' monotonic clock, for -R's timings. */
+#define NOW_US()	((int64_t)(mono_sec() * 1e6))
 
 static int
 cmp_i64(const void *a, const void *b)
@@ -81,7 +67,7 @@ bench_once(const struct sandbox_backend *be, const struct sandbox_spec *spec,
 	struct sandbox_result	  res;
 	struct sandbox_job	 *job;
 	char			 *cause = NULL;
-	int64_t			  t0 = now_us();
+	int64_t			  t0 = NOW_US();
 	pid_t			  pid;
 	int			  st, r;
 
@@ -91,7 +77,7 @@ bench_once(const struct sandbox_backend *be, const struct sandbox_spec *spec,
 		    waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
 		    WEXITSTATUS(st) != 0)
 			return -1;
-		return now_us() - t0;
+		return NOW_US() - t0;
 	}
 	if (sandbox_start(be, spec, &job, &cause) != 0) {
 		free(cause);
@@ -107,7 +93,7 @@ bench_once(const struct sandbox_backend *be, const struct sandbox_spec *spec,
 	    res.exit_code == 0;
 	sandbox_result_free(&res);
 	sandbox_free(job);
-	return r ? now_us() - t0 : -1;
+	return r ? NOW_US() - t0 : -1;
 }
 
 /* -R N: time N runs, print "median MS mean MS min MS". */
@@ -317,7 +303,7 @@ main(int argc, char **argv)
 		free(cause);
 		return 1;
 	}
-	t0 = now_ms();
+	t0 = mono_ms();
 	while ((r = sandbox_step(job, 50)) == 0) {
 		if (waitfile != NULL) {
 			snprintf(wpath, sizeof wpath, "%s/%s", spec.workspace,
@@ -325,9 +311,9 @@ main(int argc, char **argv)
 			if (access(wpath, F_OK) != 0)
 				continue;
 			waitfile = NULL;
-			t0 = now_ms();
+			t0 = mono_ms();
 		}
-		if (cancel_ms > 0 && now_ms() - t0 >= cancel_ms)
+		if (cancel_ms > 0 && mono_ms() - t0 >= cancel_ms)
 			sandbox_cancel(job);
 	}
 	if (r > 0)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "airlox/b64.h"
 #include "airlox/err.h"
 #include "airlox/proto.h"
 #include "tap.h"
@@ -497,9 +498,41 @@ test_private_decode(void)
 	    ALX_ERR_TOO_LARGE, "over-long private part");
 }
 
+/* One rule for a job's id, for the sandbox and the egress proxy alike. */
+static void
+test_job_id(void)
+{
+	static const char *const good[] = {
+		"verify", "verify-baseline", "Ab_9-x.y", "a", NULL
+	};
+	static const char *const bad[] = {
+		"", ".hidden", "a/b", "a b", "a\nb", "$x", "..", "a\xc3\xa9",
+		NULL
+	};
+	char	id[ALX_JOB_ID_MAX + 2];
+	size_t	i;
+
+	for (i = 0; good[i] != NULL; i++)
+		ok(alx_job_id_valid(good[i]), "job id '%s' taken", good[i]);
+	for (i = 0; bad[i] != NULL; i++)
+		ok(!alx_job_id_valid(bad[i]), "job id %zu refused", i);
+	ok(!alx_job_id_valid(NULL), "no job id refused");
+	memset(id, 'a', ALX_JOB_ID_MAX);
+	id[ALX_JOB_ID_MAX] = '\0';
+	ok(alx_job_id_valid(id), "%d characters taken", ALX_JOB_ID_MAX);
+	id[ALX_JOB_ID_MAX] = 'a';
+	id[ALX_JOB_ID_MAX + 1] = '\0';
+	ok(!alx_job_id_valid(id), "%d characters refused",
+	    ALX_JOB_ID_MAX + 1);
+	/* An item id in base64url, what a runner names a job by. */
+	ok(ALX_B64_ENCLEN(ALX_ID_LEN) <= ALX_JOB_ID_MAX,
+	    "an item id fits a job id");
+}
+
 int
 main(void)
 {
+	test_job_id();
 	test_vocabulary();
 	test_limits_check();
 	test_domains();
