@@ -1,9 +1,9 @@
 #!/bin/sh
 # sandbox-vs-bwrap.sh: start-up overhead of running `true`, side by side:
-# bare /bin/true, bubblewrap (Debian's bwrap, the line of issue 5), and
-# airlox's local sandbox through tests/runnerd/sandbox-run (the runner's
-# own code: user, mount, pid, net, ipc, uts, cgroup namespaces,
-# pivot_root, seccomp, landlock, cgroup limits, disk watch).
+# bare /bin/true, bubblewrap (Debian's bwrap; the target is ours within
+# 1.2x of it), and airlox's local sandbox through tests/runnerd/sandbox-run
+# (the runner's own code: user, mount, pid, net, ipc, uts, cgroup
+# namespaces, pivot_root, seccomp, landlock, cgroup limits, disk watch).
 # hyperfine when present (-N, no shell), else a timing loop in Python.
 # Prints medians and the ratio ours/bwrap; no pass/fail.
 #

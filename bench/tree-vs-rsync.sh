@@ -5,7 +5,8 @@
 # `ssh HOST true` to a private sshd (Debian's openssh-server on a loopback
 # port, a throwaway host key and user key in a temporary directory):
 #   rsync        `rsync -a --delete` over that ssh (what a remote box needs)
-#   rsync-local  `rsync -a --delete` to a local directory (issue #6's line)
+#   rsync-local  `rsync -a --delete` to a local directory (the floor: no
+#                network at all)
 # for the same synthetic git checkout. Three cases:
 #
 #   cold     the first sync: airlox --fresh (an empty workspace, the full

@@ -1,5 +1,5 @@
 /*
- * client-concern.c: what wakes a listener (issue 4's rule).
+ * client-concern.c: what wakes a listener.
  *
  * An item concerns this participant when it is addressed to it (`to`), or
  * when it has no `to` and either answers one of its own items (job results

@@ -452,7 +452,7 @@ struct concern_opts {
 	char		 from_name[ALX_DISPLAY_MAX + 1];
 	int64_t		 max_hops;
 };
-/* 1 when the item concerns this participant (issue 4's rule). */
+/* 1 when the item concerns this participant (client-concern.c). */
 int	 concern_item(const struct csession *, const struct concern_opts *,
 	    const struct alx_view_event *);
 int	 concern_from(struct csession *, const char *, struct concern_opts *,

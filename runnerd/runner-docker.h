@@ -1,5 +1,5 @@
 /*
- * runner-docker.h: a small Docker Engine API client (issue 9) for the
+ * runner-docker.h: a small Docker Engine API client for the
  * `docker` sandbox (sandbox-docker.c) and the runner's start-up checks.
  *
  * HTTP over the daemon's Unix socket with libcurl: DOCKER_HOST=unix://PATH

@@ -1,5 +1,5 @@
 /*
- * runner-dockerpy.c: the Python runtime of a docker runner (issue 9).
+ * runner-dockerpy.c: the Python runtime of a docker runner.
  *
  * Without a package allowlist, jobs use the image's python3 as it is. With
  * one, the runner builds a job image once per allowlist: a container of

@@ -1,5 +1,5 @@
 /*
- * runner-egress.h: the runner's boundary (issue 8): the egress proxy of
+ * runner-egress.h: the runner's boundary (docs/sandbox.md): the egress proxy of
  * network mode `allow` (runner-proxy.c), the denied-attempts log, and
  * `verify` (runner-verify.c), for the daemon (runnerd.c, runner-loop.c).
  *

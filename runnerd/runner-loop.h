@@ -82,7 +82,7 @@ struct runner {
 	int				 replaying;	/* catching up */
 	char				 statedir[PATH_MAX];
 	char				 workroot[PATH_MAX];
-	/* The session's Python (issue 9): made by runner_python_sync(), or
+	/* The session's Python: made by runner_python_sync(), or
 	 * filled by the docker backend; in every result's env. */
 	struct runner_pyenv		 py;
 	struct runner_pyopts		 pyopts;

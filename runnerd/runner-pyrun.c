@@ -1,5 +1,5 @@
 /*
- * runner-pyrun.c: how the runner runs the interpreter and pip (issue 9):
+ * runner-pyrun.c: how the runner runs the interpreter and pip:
  * argv[0] absolute, a clean environment (a fixed PATH, HOME the cache
  * folder, pip's configuration files off, no user site; the proxy variables
  * passed for --package-index), the cache folder as working folder (never a

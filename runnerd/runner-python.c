@@ -1,5 +1,5 @@
 /*
- * runner-python.c: the Python runtime of a session's jobs (issue 9).
+ * runner-python.c: the Python runtime of a session's jobs.
  *
  * At join, and whenever the owner changes the limits, the runner makes
  * what the session's runtime and package allowlist ask for:

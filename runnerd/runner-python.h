@@ -1,5 +1,5 @@
 /*
- * runner-python.h: the Python runtime a session's jobs get (issue 9).
+ * runner-python.h: the Python runtime a session's jobs get.
  *
  * A session's job_limits may name a runtime ("python3.11") and an
  * allowlist of packages with optional PEP 440 pins. At join (and when the

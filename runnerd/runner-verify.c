@@ -1,6 +1,6 @@
 /*
  * runner-verify.c: `airlox-runnerd verify`: prove the boundary of a job
- * from inside one (issue 8).
+ * from inside one (the rules of docs/sandbox.md).
  *
  * The sandbox is started as a job's is (the same backend, spec, limits,
  * environment allow list, host uid, and in mode `allow` the egress proxy

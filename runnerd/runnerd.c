@@ -414,7 +414,7 @@ runner_backend_join(struct runner *rn)
 }
 
 /*
- * The session's Python (issue 9), once its limits are known: a runtime
+ * The session's Python, once its limits are known: a runtime
  * this machine lacks, or a --python that does not fit the pins, refuses
  * the session here; a venv pip could not make refuses its python jobs.
  */

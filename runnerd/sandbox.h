@@ -39,7 +39,7 @@
 #define SANDBOX_IN_DIR		"/in"	/* the job's inputs, read-only */
 
 /*
- * The job's network (issue 8, rule R1):
+ * The job's network (docs/sandbox.md, rule R1):
  *	NONE	a network namespace with loopback only (the default);
  *	PROXY	the same, plus airlox-shim listening on 127.0.0.1:
  *		SANDBOX_EGRESS_PORT and handing each connection to the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# docker-sandbox.sh: the runner's `docker` sandbox (issue 9) with the real
+# docker-sandbox.sh: the runner's `docker` sandbox with the real
 # relay, the real runner and the real client. It starts Debian's dockerd
 # itself (tests/docker-lib.sh) and imports a small local image with python3
 # made by debootstrap (cached as /var/cache/airlox-test/base-python.tar; the

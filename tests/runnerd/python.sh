@@ -1,5 +1,5 @@
 #!/bin/sh
-# python.sh: Python runtimes and pinned packages (issue 9), end to end: the
+# python.sh: Python runtimes and pinned packages, end to end: the
 # real relay, the real runner with its local sandbox, the real client. No
 # package index here: the test writes its own wheels (cugrid 0.1.0 and
 # 0.2.1) into a folder the runner gets as --find-links.

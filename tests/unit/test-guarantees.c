@@ -1546,7 +1546,7 @@ g11_vocabulary(void)
 		    st == i, "status %d (%s) round-trips", i,
 		    name != NULL ? name : "(none)");
 	}
-	/* The statuses the issue names are among them, in that order. */
+	/* The statuses protocol.md lists are among them, in that order. */
 	for (i = 0; i < (int)(sizeof(statuses) / sizeof(statuses[0])); i++)
 		ok(alx_job_status_parse(statuses[i], &st) == ALX_OK && st == i,
 		    "%s is status %d", statuses[i], i);
