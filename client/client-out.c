@@ -168,7 +168,7 @@ out_warn(const char *fmt, ...)
 
 /*
  * A request that got no HTTP reply failed on the way (no connection, no
- * answer, TLS): its cause (client-http.c) says what happened and what to
+ * answer, TLS): its cause (alxs_http.c) says what happened and what to
  * check, where the caller's words would blame the relay for refusing what
  * it never saw.
  */

@@ -1,6 +1,6 @@
 /*
  * client-target.c: the --to and --reply-to options of the commands that
- * post items, resolved against the session (kept apart from client-item.c,
+ * post items, resolved against the session (kept apart from alxs_item.c,
  * which the runner daemon links too and which knows no command line).
  *
  * --to NAME needs the session's participants, not its history: their

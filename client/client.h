@@ -154,7 +154,7 @@ const char *out_a_role(int role);
  */
 int	 out_argv_quote(struct alx_buf *b, char *const *argv, size_t n);
 
-/* client-http.c */
+/* alxs_http.c */
 struct http_conn {
 	void			*curl;		/* CURL * */
 	char			 base[320];	/* scheme://host[:port] */
@@ -210,7 +210,7 @@ void	 http_where(const struct http_conn *, char *, size_t);
 const char *http_net_cause(int err);
 void	 http_net_clear(void);
 
-/* client-sse.c */
+/* alxs_sse.c */
 /* Called per event; return 0 to go on, 1 to stop, negative on error. */
 typedef int (*sse_cb)(const char *type, int64_t id, const char *data,
     size_t len, void *arg);
@@ -221,7 +221,7 @@ typedef int (*sse_cb)(const char *type, int64_t id, const char *data,
 int	 sse_run(struct http_conn *, const char *path, int64_t *last_id,
 	    int64_t timeout_ms, sse_cb, void *arg);
 
-/* client-cache.c */
+/* alxs_store.c */
 struct cache_entry {
 	char			 path[1024];	/* the entry's file */
 	struct alx_signkey	 sk;
@@ -268,7 +268,7 @@ int	 identity_load(struct alx_signkey *);
 /* Make and keep a new one; ALX_ERR_EXISTS when there is one already. */
 int	 identity_create(struct alx_signkey *);
 
-/* client-session.c */
+/* alxs_session.c */
 struct csession {
 	struct client_ctx	*ctx;
 	struct alx_invite	 inv;
@@ -349,7 +349,7 @@ int	 csess_rekey(struct csession *, const uint8_t *fp, int role,
 int	 csess_owner_update(struct csession *, struct alx_manifest *next,
 	    struct alx_signkey *owner);
 
-/* client-item.c */
+/* alxs_item.c */
 struct item_post {
 	const char	*kind;
 	const char	*meta;
@@ -458,7 +458,7 @@ int	 concern_item(const struct csession *, const struct concern_opts *,
 int	 concern_from(struct csession *, const char *, struct concern_opts *,
 	    char **cause);
 
-/* client-code.c */
+/* alxs_code.c */
 /*
  * how: the command to run on the other machine, %s for the code and %r for
  * the relay's URL (NULL: airlox receive with --relay).

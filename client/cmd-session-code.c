@@ -1,6 +1,6 @@
 /*
  * cmd-session-code.c: "airlox session code ROLE": hand one role's invite to
- * another machine with a one-time code (client-code.c). Needs the owner
+ * another machine with a one-time code (alxs_code.c). Needs the owner
  * invite, and the role's invite kept in this machine's cache by session
  * create (or by the last rotation). Waits until the code is used, fails
  * three times or expires, and says which.

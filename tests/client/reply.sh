@@ -1,6 +1,6 @@
 #!/bin/sh
 # reply.sh: the client reads what a relay answers as hostile input
-# (client-reply.c): a Retry-After it cannot sleep on for long, whatever its
+# (alxs_reply.c): a Retry-After it cannot sleep on for long, whatever its
 # number; the retries stop after their count with the error the relay named.
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need python3

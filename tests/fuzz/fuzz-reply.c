@@ -1,6 +1,6 @@
 /*
  * fuzz-reply.c: libFuzzer target for how the client reads a relay's
- * answers (client/client-reply.c): the event stream, an error answer's
+ * answers (session/alxs_reply.c): the event stream, an error answer's
  * JSON body, Retry-After. The relay is hostile in the threat model.
  *
  * The first byte picks what the rest is:
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "airlox.h"
-#include "client-reply.h"
+#include "alxs_reply.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -1,7 +1,7 @@
 /*
- * client-reply.c: what a relay sends back, read: the Server-Sent Events
+ * alxs_reply.c: what a relay sends back, read: the Server-Sent Events
  * stream (lines, fields, events), the JSON body of an error answer, and
- * Retry-After. No I/O and no libcurl: client-sse.c and client-http.c feed
+ * Retry-After. No I/O and no libcurl: alxs_sse.c and alxs_http.c feed
  * these the bytes libcurl hands them, and tests/fuzz/fuzz-reply.c feeds
  * them anything.
  */
@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #include "airlox.h"
-#include "client-reply.h"
+#include "alxs_reply.h"
 
 void
 reply_sse_init(struct reply_sse *s, reply_event_cb cb, void *arg)

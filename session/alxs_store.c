@@ -1,5 +1,5 @@
 /*
- * client-cache.c: the client's cache directory, $XDG_CACHE_HOME/airlox
+ * alxs_store.c: the client's cache directory, $XDG_CACHE_HOME/airlox
  * (else ~/.cache/airlox), mode 0700, files 0600.
  *
  * It holds one participant key per session and invite:

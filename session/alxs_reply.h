@@ -1,8 +1,8 @@
 /*
- * client-reply.h: what a relay sends back, read (client-reply.c): the
+ * alxs_reply.h: what a relay sends back, read (alxs_reply.c): the
  * event stream's lines and events, an error answer's body, Retry-After.
- * Pure functions of the bytes (no libcurl), used by client-http.c and
- * client-sse.c and fuzzed by tests/fuzz/fuzz-reply.c. The relay is
+ * Pure functions of the bytes (no libcurl), used by alxs_http.c and
+ * alxs_sse.c and fuzzed by tests/fuzz/fuzz-reply.c. The relay is
  * hostile in the threat model: every input is bounded.
  */
 #ifndef CLIENT_REPLY_H

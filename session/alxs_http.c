@@ -1,5 +1,5 @@
 /*
- * client-http.c: requests to the relay through libcurl.
+ * alxs_http.c: requests to the relay through libcurl.
  *
  * TLS verification stays on (a private CA through --ca-file or
  * AIRLOX_CA_FILE); libcurl honours the usual proxy variables (https_proxy,
@@ -33,7 +33,7 @@
 #include "airlox.h"
 #include "util/log.h"
 #include "client.h"
-#include "client-reply.h"
+#include "alxs_reply.h"
 
 #define HTTP_TRIES		5
 #define HTTP_RETRY_CAP_MS	8000

@@ -1,6 +1,6 @@
 /*
- * client-sse.c: reading a Server-Sent Events stream through libcurl's
- * write callback (the bytes are read by client-reply.c), with automatic
+ * alxs_sse.c: reading a Server-Sent Events stream through libcurl's
+ * write callback (the bytes are read by alxs_reply.c), with automatic
  * resume (Last-Event-ID) after a dropped connection, and a dead-connection
  * check (the relay sends a heartbeat comment every 15 s; 45 s of silence,
  * one and a half --stall-timeout, means the connection is gone).
@@ -26,7 +26,7 @@
 #include "util/mono.h"
 #include "util/log.h"
 #include "client.h"
-#include "client-reply.h"
+#include "alxs_reply.h"
 
 #define SSE_ERR_MAX	4096
 
@@ -34,7 +34,7 @@ struct sse_state {
 	CURL		*curl;
 	sse_cb		 cb;
 	void		*arg;
-	struct reply_sse rs;		/* the stream, read (client-reply.c) */
+	struct reply_sse rs;		/* the stream, read (alxs_reply.c) */
 	struct alx_buf	 err;		/* body of a non-200 reply */
 	int64_t		*last_id;
 	int		 checked;	/* the reply's type was looked at */

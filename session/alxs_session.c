@@ -1,5 +1,5 @@
 /*
- * client-session.c: a session as one participant sees it.
+ * alxs_session.c: a session as one participant sees it.
  *
  * Opening a session: parse the invite, fetch the manifest chain and verify
  * it into a view (anchored by the invite's session id and by the newest

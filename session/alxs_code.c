@@ -1,5 +1,5 @@
 /*
- * client-code.c: transfer codes (protocol.md section 14), both sides.
+ * alxs_code.c: transfer codes (protocol.md section 14), both sides.
  *
  * The creator (holding the owner invite) opens a nameplate on the relay and
  * prints "N-word-word"; the claimant, given the code, runs CPace as the

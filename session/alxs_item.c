@@ -1,5 +1,5 @@
 /*
- * client-item.c: posting items and opening them.
+ * alxs_item.c: posting items and opening them.
  *
  * A payload streams from disk one chunk at a time (twice: once to hash the
  * sealed chunks for the signed envelope, once to upload them), so memory
