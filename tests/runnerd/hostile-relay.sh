@@ -46,7 +46,7 @@ wait_for refused
 ok $? "the runner refuses the item itself (wrong_role in its log)"
 sleep 2
 ok $(kill -0 "$RUNNER_PID" 2>/dev/null && echo 0 || echo 1) "the runner is still up"
-grep -q "$JOB" "$T/rstate/audit.log" 2>/dev/null
+grep -q -e "$JOB" "$T/rstate/audit.log" 2>/dev/null
 ok $(test $? -ne 0 && echo 0 || echo 1) "the job was never admitted (not in the audit log)"
 ls "$T/rwork" | grep -q "job-$JOB"
 ok $(test $? -ne 0 && echo 0 || echo 1) "no folder was made for it"

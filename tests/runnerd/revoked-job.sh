@@ -50,7 +50,7 @@ is "$(json_get "$T/rm.json" 'j.get("status"), j.get("reason")')" \
     "('refused', 'revoked')" "mallory's job is refused: revoked"
 like "$(json_get "$T/rm.json" 'j.get("stderr")')" 'revoked' "saying the key was revoked"
 ok $(grep -q MALLORY-RAN "$T/rm.json" && echo 1 || echo 0) "it never ran"
-grep "$JM" "$T/rstate/audit.log" | grep -q 'revoked'
+grep -e "$JM" "$T/rstate/audit.log" | grep -q 'revoked'
 ok $? "the audit log records the refusal"
 kill -TERM "$RUNNER_PID"
 wait "$RUNNER_PID"

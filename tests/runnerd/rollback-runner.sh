@@ -60,7 +60,7 @@ JM=$(INV=$SENDER ax mallory run --on box --no-wait -- 'echo MALLORY-RAN' \
 ok $? "mallory posts a job to the rolled-back session"
 start_runner
 gone() { ! kill -0 "$RUNNER_PID" 2>/dev/null; }
-decided() { gone || grep -q "$JM" "$T/rstate/audit.log" 2>/dev/null; }
+decided() { gone || grep -q -e "$JM" "$T/rstate/audit.log" 2>/dev/null; }
 wait_for decided
 gone
 ok $? "the runner refuses to start on the rolled-back session"
@@ -68,7 +68,7 @@ kill -TERM "$RUNNER_PID" 2>/dev/null
 wait "$RUNNER_PID"
 like "$(cat "$T/runner.log")" 'up to version 2, but version 3 was verified' \
     "and says why (manifest_rollback)"
-grep -q "$JM" "$T/rstate/audit.log" 2>/dev/null
+grep -q -e "$JM" "$T/rstate/audit.log" 2>/dev/null
 [ $? -ne 0 ]
 ok $? "mallory's job was never decided, let alone run"
 is "$(python3 - "$T/mode.stash" <<'PY'
