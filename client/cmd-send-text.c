@@ -50,9 +50,12 @@ cmd_send_text_exec(struct client_ctx *ctx)
 	else
 		r = alx_buf_addstr(&text, ctx->args.pos[0]);
 	if (r != 0) {
+		char	max[64];
+
 		alx_buf_free(&text);
-		return out_fail(r, "the text is longer than %d bytes; send it "
-		    "as a file", ST_TEXT_MAX);
+		out_size(max, sizeof(max), ST_TEXT_MAX);
+		return out_fail(r, "the text is longer than %s; send it as a "
+		    "file", max);
 	}
 	if (alx_utf8_valid(text.data, text.len) != 0) {
 		alx_buf_free(&text);

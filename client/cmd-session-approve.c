@@ -102,8 +102,8 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 	}
 	m = alx_view_member_by_fp(&cs.view, fp);
 	if (m->cert.role != ALX_ROLE_RUNNER) {
-		r = out_usage("%s is a %s, not a runner", ctx->args.pos[0],
-		    alx_role_name(m->cert.role));
+		r = out_usage("%s is %s, not a runner", ctx->args.pos[0],
+		    out_a_role(m->cert.role));
 		goto out;
 	}
 	/* A copy: the view's members move as others join while we wait. */

@@ -287,17 +287,27 @@ sc_print_limits_json(struct alx_jw *jw, const struct alx_manifest *m,
 	alx_jw_obj_end(jw);
 }
 
+/*
+ * The limits; the expiry is the relay's when it keeps the session for less
+ * than the manifest asked (relay_expires: -1 when the relay did not say).
+ */
 static void
-sc_print_limits_text(const struct alx_manifest *m, const struct alx_private *p)
+sc_print_limits_text(const struct alx_manifest *m, const struct alx_private *p,
+    int64_t relay_expires)
 {
 	char	when[32], item[64], total[64];
+	int	cut;
 	size_t	i;
 
-	out_time(when, sizeof(when), m->expires);
+	cut = relay_expires > 0 && (m->expires == 0 ||
+	    relay_expires < m->expires);
+	out_time(when, sizeof(when), cut ? relay_expires : m->expires);
 	out_size(item, sizeof(item), m->item_max);
 	out_size(total, sizeof(total), m->session_max);
-	printf("\nLimits:\n  expires       %s\n  largest item  %s\n"
-	    "  session total %s\n", when, item, total);
+	printf("\nLimits:\n  expires       %s%s\n  largest item  %s\n"
+	    "  session total %s\n", when, !cut ? "" : m->expires == 0 ?
+	    " (the relay's limit; asked for never)" : " (the relay's limit; "
+	    "asked for longer)", item, total);
 	printf("  file types    ");
 	for (i = 0; i < p->ntypes; i++)
 		printf("%s%s", i ? "," : "", p->types[i]);
@@ -368,13 +378,8 @@ sc_print(struct client_ctx *ctx, struct alx_invite *inv,
 		alx_wipe(&jw, sizeof(jw));
 		return r == 0 ? EXIT_OK : EXIT_FAIL;
 	}
-	sc_print_limits_text(m, p);
-	if (relay_expires >= 0 && relay_expires != m->expires) {
-		char	when[32];
-
-		out_time(when, sizeof(when), relay_expires);
-		printf("  the relay keeps the session until %s\n", when);
-	} else if (relay_expires < 0 && m->expires == 0)
+	sc_print_limits_text(m, p, relay_expires);
+	if (relay_expires < 0 && m->expires == 0)
 		printf("  (a relay that does not allow sessions without expiry "
 		    "applies its own lifetime)\n");
 	return EXIT_OK;

@@ -193,6 +193,27 @@ runner_state_claim(struct runner *rn, const char *path, const char *inv)
 	    "be told now (", gone == 0 ? "" : why, gone == 0 ? "" : ")");
 }
 
+/*
+ * A runner joins with its session's runner invite only: another role's is
+ * refused before it joins the session or is kept in the state dir. (An
+ * invite that does not parse is left to the join, which names the fault.)
+ */
+static void
+runner_invite_role(const char *inv)
+{
+	struct alx_invite	ti;
+	int			role = ALX_ROLE_RUNNER;
+
+	if (alx_invite_parse(&ti, inv) == 0)
+		role = ti.role;
+	alx_invite_wipe(&ti);
+	if (role != ALX_ROLE_RUNNER)
+		fatalx("the invite is the session's %s invite: a runner joins "
+		    "with its runner invite (session create --mode execute "
+		    "prints one; machine add hands it over by code)",
+		    alx_role_name(role));
+}
+
 /* The invite: given now, or kept in the state dir from before. */
 static char *
 runner_invite(struct runner_cfg *cfg, struct runner *rn)
@@ -215,6 +236,7 @@ runner_invite(struct runner_cfg *cfg, struct runner *rn)
 			    "session code is no longer running there)" : "");
 	}
 	if (inv != NULL) {
+		runner_invite_role(inv);
 		runner_state_claim(rn, path, inv);
 		if (runner_write_secret(path, inv) != ALX_OK)
 			fatalx("cannot keep the invite in %s", path);
@@ -605,8 +627,8 @@ main(int argc, char **argv)
 	if (r != 0)
 		fatalx("cannot join the session: %s", alx_errname(r));
 	if (rn.cs.inv.role != ALX_ROLE_RUNNER)
-		fatalx("the invite is a %s invite, not a runner invite",
-		    alx_role_name(rn.cs.inv.role));
+		fatalx("the invite is the session's %s invite, not its "
+		    "runner invite", alx_role_name(rn.cs.inv.role));
 	rn.me.name = cfg.name;
 	memcpy(rn.me.fp, rn.cs.view.me_fp, ALX_FP_LEN);
 	rn.me.kinds = ALX_JOBKIND_SHELL | ALX_JOBKIND_PYTHON;

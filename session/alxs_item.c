@@ -303,9 +303,13 @@ item_seal(struct csession *cs, const struct item_post *p,
 	if ((r = alx_role_may_post(cs->inv.role, p->kind)) != 0)
 		return ALX_ERR_WRONG_ROLE;
 	if (p->size > m->item_max || p->size > ALX_ITEM_MAX_SIZE) {
-		if (asprintf(cause, "%lld bytes is more than this session's "
-		    "largest item (%lld bytes)", (long long)p->size,
-		    (long long)m->item_max) < 0)
+		char	have[64], max[64];
+
+		out_size(have, sizeof(have), p->size);
+		out_size(max, sizeof(max), m->item_max < ALX_ITEM_MAX_SIZE ?
+		    m->item_max : ALX_ITEM_MAX_SIZE);
+		if (asprintf(cause, "the item is %s, more than this session's "
+		    "largest item, %s", have, max) < 0)
 			*cause = NULL;
 		return ALX_ERR_TOO_LARGE;
 	}

@@ -2,12 +2,12 @@
 # messages.sh: messages that say what went wrong and what to do next. A
 # relay that needs a creation token says how to give one (--creation-token,
 # AIRLOX_CREATION_TOKEN; the old AIRLOX_CREATE_TOKEN still works, with a
-# warning); a lifetime over the relay's maximum names the maximum;
-# session show tells the expiry the relay set; --on NAME that names no
-# machine lists the machines kept here (run, result); session code prints
-# a receive command that names the relay; "an observer"; sizes in MiB; one
-# "(default: ...; repeatable)"; a cache directory below missing folders is
-# made (0700).
+# warning); a lifetime over the relay's maximum names the maximum; session
+# create and session show tell the expiry the relay set; --on NAME that
+# names no machine lists the machines kept here (run, result); session
+# code prints a receive command that names the relay; "an observer" (and a
+# runner given its invite names the role); sizes in MiB; one "(default:
+# ...; repeatable)"; a cache directory below missing folders is made (0700).
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need python3
 
@@ -61,6 +61,10 @@ INV=$OWNER ax g session show >"$T/show.txt"
 like "$(grep '^expires' "$T/show.txt")" "^expires   [0-9]{4}-.*the relay's limit" \
     "session show: a date, not never, and whose limit it is"
 lacks "$(grep '^expires' "$T/show.txt")" "never" "never is not claimed"
+create n --ttl never >"$T/never.txt"
+like "$(grep '^  expires' "$T/never.txt")" \
+    "^  expires +[0-9]{4}-.* \\(the relay's limit; asked for never\\)\$" \
+    "session create: the relay's expiry, not never"
 like "$(grep '^limits' "$T/show.txt")" 'items up to [0-9]+ MiB, [0-9]+ MiB in all' \
     "sizes in MiB"
 
@@ -74,6 +78,16 @@ create h4 --ttl 1h30m >"$T/h4.out" 2>&1
 is $? 2 "--ttl 1h30m: not a duration (one unit): usage error"
 create h5 --ttl 010m >"$T/h5.out" 2>&1
 is $? 2 "--ttl 010m: a leading zero: usage error"
+SENDER=$(json_get "$T/never.json" 'j["invites"]["sender"]')
+truncate -s 26214401 "$T/big.bin"
+INV=$SENDER ax s send file "$T/big.bin" >/dev/null 2>"$T/big.err"
+like "$(cat "$T/big.err")" \
+    'the item is 25\.0 MiB \(26214401 bytes\), more than this session.s largest item, 25 MiB' \
+    "a file over the largest item: both sizes in MiB"
+python3 -c 'print("x" * 70000)' >"$T/long.txt"
+INV=$SENDER ax s send text - <"$T/long.txt" >/dev/null 2>"$T/text.err"
+like "$(cat "$T/text.err")" 'the text is longer than 60 KiB; send it as a file' \
+    "a text over its limit: in KiB"
 
 # --on NAME that names no machine kept here (no invite).
 mkdir -p "$T/c-m/airlox/machines/box" "$T/c-m/airlox/machines/gpu1"
@@ -109,6 +123,28 @@ wait $CP
 OBSERVER=$(json_get "$T/never.json" 'j["invites"]["observer"]')
 INV=$OBSERVER ax olga send text hi >/dev/null 2>"$T/obs.err"
 like "$(cat "$T/obs.err")" 'an observer invite cannot send text items' "an observer, not a observer"
+INV=$OBSERVER ax olga session show >/dev/null
+INV=$OWNER ax g session approve olga >/dev/null 2>"$T/appr.err"
+is $? 2 "session approve of an observer: a usage error"
+like "$(cat "$T/appr.err")" 'olga is an observer, not a runner' "an observer there too"
+# A runner given another role's invite: refused before it joins, by role.
+if [ -x "$RUNNERD" ]; then
+	mkdir -p "$T/rs" "$T/rw"
+	"$RUNNERD" --invite "$OBSERVER" --name box --sandbox process \
+	    --allow-weaker-sandbox --state-dir "$T/rs" --work-root "$T/rw" \
+	    >/dev/null 2>"$T/runner.err"
+	ok $([ $? -ne 0 ] && echo 0 || echo 1) "a runner with an observer invite: refused"
+	like "$(cat "$T/runner.err")" \
+	    "the invite is the session's observer invite: a runner joins with its runner invite" \
+	    "naming the role it was given and the one it needs"
+	INV=$OWNER ax g session show >"$T/after.txt"
+	grep -q -E ' box( |$)' "$T/after.txt"
+	is $? 1 "it did not join the session"
+	[ ! -e "$T/rs/invite" ]
+	ok $? "nor kept the invite in its state dir"
+else
+	skip "a runner with an observer invite" "airlox-runnerd is not built"
+fi
 
 # --help: one "(default: ...; repeatable)".
 "$AIRLOX" session create --help >"$T/help.txt"
@@ -121,7 +157,6 @@ like "$(grep -- '--tree-exclude' "$T/help.txt")" '\(default: none; repeatable\)$
     "(default: none; repeatable)"
 
 # XDG_CACHE_HOME below folders that do not exist: made, 0700.
-SENDER=$(json_get "$T/never.json" 'j["invites"]["sender"]')
 XDG_CACHE_HOME="$T/no/such/cache" AIRLOX_INVITE=$SENDER "$AIRLOX" --name xdg \
     send text "from a new cache" >/dev/null 2>"$T/xdg.err"
 ok $? "a cache directory below missing folders works (send joins, keeps its key)"
