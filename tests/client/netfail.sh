@@ -1,11 +1,12 @@
 #!/bin/sh
 # netfail.sh: a request that never reached the relay, or got no answer, is
-# reported by its cause, never as the relay's refusal: a refused connection
-# and an unknown host name it; a relay that hangs, drips a byte every 2 s
-# or floods its answer (hostile-proxy.py) ends the command with a named
-# error and exit 5 within --stall-timeout, in bounded memory; a broken
-# event stream (a line that never ends, an event that is not JSON, a web
-# page, silence) ends watch with exit 5 for the relay's fault, not 1.
+# reported by its cause, never as the relay's refusal: a refused
+# connection, one never answered and an unknown host name it; a relay that
+# hangs, drips a byte every 2 s or floods its answer (hostile-proxy.py)
+# ends the command with a named error and exit 5 within --stall-timeout, in
+# bounded memory; a broken event stream (a line that never ends, an event
+# that is not JSON, a web page, silence) ends watch with exit 5 for the
+# relay's fault, not 1.
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need python3
 # Clients sign for the proxy's address (127.0.0.1, another port), which
@@ -50,6 +51,37 @@ like "$(cat "$T/dns.err")" "cannot find the relay's host relay\\.invalid" \
     "names the host that does not resolve"
 like "$(json_get "$T/dns.json" 'j["message"]')" "relay\\.invalid" "in --json too"
 lacks "$(cat "$T/dns.err")" "refused the session" "not a refusal either"
+
+# A connection that is never answered (no SYN-ACK): a listening socket
+# whose one-place queue is full drops the SYNs that come, so connect()
+# waits as it would on a host that drops packets. The connect timeout
+# (--stall-timeout) ends it.
+python3 -c 'import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(0)
+port = s.getsockname()[1]
+fill = []
+for i in range(3):
+    c = socket.socket()
+    c.setblocking(False)
+    try:
+        c.connect(("127.0.0.1", port))
+    except BlockingIOError:
+        pass
+    fill.append(c)
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % port)
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    time.sleep(60)' "$T/deaf" &
+EXTRA_PIDS="$EXTRA_PIDS $!"
+wait_for test -s "$T/deaf"
+DEAF=$(cat "$T/deaf")
+XDG_CACHE_HOME=$T/c-a "$AIRLOX" --stall-timeout 3 --relay "http://127.0.0.1:$DEAF" \
+    session create >/dev/null 2>"$T/deaf.err"
+is $? 5 "session create, a connection never answered: exit 5"
+like "$(cat "$T/deaf.err")" "cannot connect to 127\\.0\\.0\\.1:$DEAF: no answer for 3 s" \
+    "names the address and the time waited"
 
 # Through the hostile proxy: a session made through it while it is honest.
 python3 "$top_srcdir/tests/client/hostile-proxy.py" "$REAL" "$T/mode" \
