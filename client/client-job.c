@@ -17,8 +17,8 @@
 #include "client.h"
 #include "client-job.h"
 
-#define JOB_OUTAGE_PAUSE_MAX	10	/* s between tries while the relay is away */
-#define JOB_EXPIRED_GRACE	10	/* s for a runner's refusal of an expired job */
+#define JOB_OUTAGE_PAUSE_MAX	10	/* s between tries, the relay away */
+#define JOB_EXPIRED_GRACE	10	/* s for a refusal of an expired job */
 
 /* Append one wrap of the job key to a runner, the owner or the sender. */
 static int
@@ -283,7 +283,8 @@ job_state(struct csession *cs, const uint8_t id[ALX_ID_LEN], char *state,
 
 	alx_b64_encode(idtxt, id, ALX_ID_LEN);
 	csess_path(cs, path, sizeof(path), "/jobs/%s", idtxt);
-	r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1, 65536, &resp);
+	r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1, 65536,
+	    &resp);
 	if (r == 0 && (r = alx_json_parse(&j, (const char *)resp.body.data,
 	    resp.body.len, NULL)) == 0) {
 		if ((arr = alx_json_obj_get(j, 0, "jobs")) < 0 ||
@@ -383,7 +384,8 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 			return ALX_ERR_EXPIRED;
 		if (exec_interrupted)
 			return ALX_ERR_IO;
-		if (not_after == 0 && (vj = alx_view_job(&cs->view, id)) != NULL)
+		if (not_after == 0 &&
+		    (vj = alx_view_job(&cs->view, id)) != NULL)
 			not_after = vj->not_after;
 		/* Output means a runner has it; else, after not_after, ask. */
 		if (out->out.nprog > 0)

@@ -72,7 +72,7 @@ struct job_outcome {
 	char			runner[ALX_DISPLAY_MAX + 1];
 	struct jobout		out;		/* what came of its output */
 	int			unclaimed;	/* expired: no runner took it */
-	char			*result_raw;	/* the result item, for --save */
+	char			*result_raw;	/* the result item (--save) */
 	size_t			result_len;
 	uint8_t			result_pk[ALX_SIGN_PK_LEN];	/* its signer */
 };

@@ -29,7 +29,7 @@
 #include "client-job.h"
 
 #define JOBOUT_KEEP	(1024 * 1024)	/* each stream in --json's result */
-#define JOBOUT_TRIES	3		/* chunk_wait each: a chunk never sent */
+#define JOBOUT_TRIES	3	/* chunk_wait each: a chunk never sent */
 
 static const char *const jobout_names[ALX_OUT_STREAMS] = {
 	"stdout", "stderr"

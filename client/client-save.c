@@ -85,26 +85,10 @@ save_link(int pfd, const char *tmp, const char *base, char *got, size_t len)
 	return ALX_ERR_EXISTS;
 }
 
-struct save_sink {
-	int	 fd;
-	int64_t	 n;
-};
-
 static int
 save_write(int fd, const void *p, size_t len)
 {
-	const uint8_t	*b = p;
-	ssize_t		 n;
-
-	while (len > 0) {
-		if ((n = write(fd, b, len)) == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return ALX_ERR_IO;
-		b += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return item_chunk_to_fd(&fd, p, len, 0);
 }
 
 static void
@@ -246,9 +230,10 @@ save_zip(struct save *sv, int fd)
 		if (i < 0 || sv->done[i] || car->entry_filetype(ent) !=
 		    AE_IFREG || car->entry_size(ent) != sv->rm->files[i].size) {
 			out_warn("--save: %s in the job's ZIP refused: %s",
-			    name == NULL ? "an entry" : name, i < 0 ? "the "
-			    "result does not list it" : sv->done[i] ? "a second "
-			    "time" : "not a regular file of the listed size");
+			    name == NULL ? "an entry" : name, i < 0 ?
+			    "the result does not list it" : sv->done[i] ?
+			    "a second time" :
+			    "not a regular file of the listed size");
 			if (i >= 0 && !sv->done[i])
 				sv->done[i] = -1;	/* seen, refused */
 			sv->refused++;
@@ -273,26 +258,13 @@ save_zip(struct save *sv, int fd)
 	return r;
 }
 
-struct save_fetch {
-	int	fd;
-};
-
-static int
-save_fetch_chunk(void *arg, const uint8_t *pt, size_t len, int64_t off)
-{
-	struct save_fetch	*sf = arg;
-
-	(void)off;
-	return save_write(sf->fd, pt, len);
-}
-
 int
 job_save(struct csession *cs, const struct job_outcome *o, const char *dir,
     int *refused)
 {
 	struct alx_item		 it;
 	struct save		 sv;
-	struct save_fetch	 sf;
+	int			 pfd;
 	struct alx_jw		 jw;
 	char			 tmp[64];
 	size_t			 i;
@@ -318,7 +290,7 @@ job_save(struct csession *cs, const struct job_outcome *o, const char *dir,
 		goto out;
 	/* The payload, checked chunk by chunk, into DIR (0600 while there). */
 	snprintf(tmp, sizeof(tmp), ".airlox-%ld.payload", (long)getpid());
-	if ((sf.fd = openat(sv.dirfd, tmp, O_RDWR | O_CREAT | O_EXCL |
+	if ((pfd = openat(sv.dirfd, tmp, O_RDWR | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0600)) == -1) {
 		r = ALX_ERR_IO;
 		alx_item_free(&it);
@@ -326,7 +298,7 @@ job_save(struct csession *cs, const struct job_outcome *o, const char *dir,
 	}
 	unlinkat(sv.dirfd, tmp, 0);	/* nothing left behind */
 	size = it.size;
-	r = size > 0 ? item_read_chunks(cs, &it, save_fetch_chunk, &sf) :
+	r = size > 0 ? item_read_chunks(cs, &it, item_chunk_to_fd, &pfd) :
 	    ALX_ERR_NOT_FOUND;
 	alx_item_free(&it);
 	if (r == ALX_ERR_NOT_FOUND)
@@ -341,14 +313,14 @@ job_save(struct csession *cs, const struct job_outcome *o, const char *dir,
 		sv.jw = &jw;
 	}
 	if (r == 0 && o->rm.nfiles == 1 && size == o->rm.files[0].size)
-		r = save_file(&sv, o->rm.files[0].name, save_copy, &sf.fd);
+		r = save_file(&sv, o->rm.files[0].name, save_copy, &pfd);
 	else if (r == 0)
-		r = save_zip(&sv, sf.fd);
-	close(sf.fd);
+		r = save_zip(&sv, pfd);
+	close(pfd);
 	for (i = 0; r == 0 && i < o->rm.nfiles; i++)
 		if (o->rm.nfiles > 1 && !sv.done[i]) {
-			out_warn("--save: %s is listed but not in the job's ZIP",
-			    o->rm.files[i].name);
+			out_warn("--save: %s is listed but not in the job's "
+			    "ZIP", o->rm.files[i].name);
 			sv.refused++;
 		}
 	if (sv.jw != NULL) {

@@ -383,7 +383,7 @@ struct item_sealed {
 	struct alx_item	 it;
 	uint8_t		 kitem[ALX_KEY_LEN];
 	int		 fd;
-	int		 posted;		/* the relay holds the envelope */
+	int		 posted;	/* the relay holds the envelope */
 	int64_t		 cursor;
 };
 int	 item_seal(struct csession *, const struct item_post *,
@@ -418,6 +418,9 @@ int	 item_meta(struct csession *, const struct alx_item *, char **meta,
  */
 int	 item_read_chunks(struct csession *, const struct alx_item *,
 	    int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg);
+/* item_read_chunks' callback that writes all to the fd *arg points to. */
+int	 item_chunk_to_fd(void *arg, const uint8_t *pt, size_t len,
+	    int64_t off);
 /* The same with the item's key given (an item the view cannot open). */
 int	 item_read_chunks_key(struct csession *, const struct alx_item *,
 	    const uint8_t kitem[ALX_KEY_LEN],

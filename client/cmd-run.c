@@ -546,12 +546,15 @@ run_print_json(const struct job_outcome *o, const char *idtxt)
 static void
 run_print_dropped(const struct alx_result_output *ro)
 {
+	const char	*words;
+
 	if (!ro->has || (ro->s[0].dropped == 0 && ro->s[1].dropped == 0))
 		return;
 	fprintf(stderr, "!! OUTPUT CUT: %lld bytes of stdout and %lld bytes of "
 	    "stderr the job wrote did not come back (", (long long)
 	    ro->s[0].dropped, (long long)ro->s[1].dropped);
-	out_safe(stderr, run_cut_words(ro->cut), strlen(run_cut_words(ro->cut)));
+	words = run_cut_words(ro->cut);
+	out_safe(stderr, words, strlen(words));
 	fprintf(stderr, "); %lld and %lld bytes came\n",
 	    (long long)ro->s[0].size, (long long)ro->s[1].size);
 }
@@ -601,8 +604,9 @@ run_save(struct csession *cs, const struct job_outcome *o, const char *dir,
 	if ((r = job_save(cs, o, dir, &refused)) != 0)
 		return out_fail(r, "--save: the job's files were not saved");
 	if (refused > 0)
-		return out_fail(ALX_ERR_BAD_PATH, "--save: %d of the job's files "
-		    "refused (named above); the rest saved in %s", refused, dir);
+		return out_fail(ALX_ERR_BAD_PATH, "--save: %d of the job's "
+		    "files refused (named above); the rest saved in %s",
+		    refused, dir);
 	return code;
 }
 
@@ -722,7 +726,8 @@ again:
 		} else if (jm.file != NULL)
 			alx_jw_kstr(&jw, "file", jm.file);
 		else
-			alx_jw_kstr(&jw, "shell", args_get(&ctx->args, "shell"));
+			alx_jw_kstr(&jw, "shell",
+			    args_get(&ctx->args, "shell"));
 		if (in.n > 0) {
 			alx_jw_key(&jw, "inputs");
 			alx_jw_arr_begin(&jw);

@@ -363,7 +363,8 @@ static const char *const alx_stream_names[ALX_OUT_STREAMS] = {
 };
 
 static void
-alx_resultmeta_output_encode(struct alx_jw *w, const struct alx_result_output *o)
+alx_resultmeta_output_encode(struct alx_jw *w,
+    const struct alx_result_output *o)
 {
 	int	i;
 

@@ -266,8 +266,8 @@ runner_recover(struct runner *rn)
 		    alx_b64_decode_exact(key, ALX_KEY_LEN, w[1],
 		    strlen(w[1])) != ALX_OK ||
 		    alx_resultmeta_decode(&rm, meta, (size_t)n) != ALX_OK) {
-			log_warnx("recover: the kept result of job %s cannot be "
-			    "read (or has no key to seal it with); dropped",
+			log_warnx("recover: the kept result of job %s cannot "
+			    "be read (or has no key to seal it with); dropped",
 			    de->d_name);
 			unlink(path);
 			continue;
@@ -720,24 +720,6 @@ runner_fetch_source(struct runner *rn, struct runner_slot *sl,
 	return r;
 }
 
-static int
-runner_input_write(void *arg, const uint8_t *pt, size_t len, int64_t off)
-{
-	int	fd = *(int *)arg;
-	ssize_t	n;
-
-	(void)off;
-	while (len > 0) {
-		if ((n = write(fd, pt, len)) == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return ALX_ERR_IO;
-		pt += n;
-		len -= (size_t)n;
-	}
-	return ALX_OK;
-}
-
 /*
  * One input: the item of kind input the job names, posted by the job's
  * own author (its signature checked with that author's key), of the size
@@ -783,7 +765,7 @@ runner_fetch_input(struct runner *rn, struct runner_slot *sl,
 	}
 	if ((r = alx_item_key_input(sl->job.kitem, it.id, k)) == ALX_OK &&
 	    it.size > 0)
-		r = item_read_chunks_key(&rn->cs, &it, k, runner_input_write,
+		r = item_read_chunks_key(&rn->cs, &it, k, item_chunk_to_fd,
 		    &fd);
 	if (close(fd) != 0 && r == ALX_OK)
 		r = ALX_ERR_IO;
@@ -849,6 +831,20 @@ runner_fetch_tree(struct runner *rn, struct runner_slot *sl,
 	return r;
 }
 
+/* A job that could not start: a signed refusal, and the slot is free. */
+static void
+runner_start_fail(struct runner *rn, struct runner_slot *sl,
+    const struct alx_item *job, const uint8_t kitem[ALX_KEY_LEN],
+    const struct alx_view_member *author, int reason, const char *detail)
+{
+	runner_mark_running(rn, &sl->job, 0);
+	runner_refuse_why(rn, job, kitem, author, reason, detail);
+	runner_output_free(&sl->output);
+	runner_tree_close(sl->tree);
+	runner_job_cleanup(&sl->job);
+	memset(sl, 0, sizeof(*sl));
+}
+
 static void
 runner_start(struct runner *rn, struct runner_slot *sl,
     const struct alx_item *job, const struct alx_view_member *author,
@@ -889,25 +885,20 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	    (r = runner_fetch_source(rn, sl, job)) != ALX_OK) {
 		log_warnx("job %s: cannot prepare its folder: %s",
 		    sl->job.job_id, alx_errname(r));
-		runner_refuse(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED);
-		runner_job_cleanup(&sl->job);
-		memset(sl, 0, sizeof(*sl));
+		runner_start_fail(rn, sl, job, kitem, author,
+		    ALX_ERR_NOT_ALLOWED, NULL);
 		return;
 	}
 	if ((r = runner_fetch_inputs(rn, sl, author)) != ALX_OK) {
-		runner_refuse_why(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED,
+		runner_start_fail(rn, sl, job, kitem, author,
+		    ALX_ERR_NOT_ALLOWED,
 		    "an input of the job could not be read");
-		runner_job_cleanup(&sl->job);
-		memset(sl, 0, sizeof(*sl));
 		return;
 	}
 	if ((r = runner_fetch_tree(rn, sl, job, author, &reason)) != ALX_OK) {
 		log_warnx("job %s: its tree: %s", sl->job.job_id,
 		    alx_errname(r));
-		runner_refuse(rn, job, kitem, author, reason);
-		runner_tree_close(sl->tree);
-		runner_job_cleanup(&sl->job);
-		memset(sl, 0, sizeof(*sl));
+		runner_start_fail(rn, sl, job, kitem, author, reason, NULL);
 		return;
 	}
 	runner_job_limits(rn, &sl->job.meta, &lim);
@@ -920,11 +911,8 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 	    rules, nrules)) != ALX_OK) {
 		log_warnx("job %s: cannot keep its output: %s", sl->job.job_id,
 		    alx_errname(r));
-		runner_refuse(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED);
-		runner_output_free(&sl->output);
-		runner_tree_close(sl->tree);
-		runner_job_cleanup(&sl->job);
-		memset(sl, 0, sizeof(*sl));
+		runner_start_fail(rn, sl, job, kitem, author,
+		    ALX_ERR_NOT_ALLOWED, NULL);
 		return;
 	}
 	runner_mark_running(rn, &sl->job, 1);
@@ -947,12 +935,8 @@ runner_start(struct runner *rn, struct runner_slot *sl,
 		log_warnx("job %s: the sandbox did not start: %s",
 		    sl->job.job_id, cause ? cause : alx_errname(r));
 		free(cause);
-		runner_mark_running(rn, &sl->job, 0);
-		runner_refuse(rn, job, kitem, author, ALX_ERR_NOT_ALLOWED);
-		runner_output_free(&sl->output);
-		runner_tree_close(sl->tree);
-		runner_job_cleanup(&sl->job);
-		memset(sl, 0, sizeof(*sl));
+		runner_start_fail(rn, sl, job, kitem, author,
+		    ALX_ERR_NOT_ALLOWED, NULL);
 		return;
 	}
 	log_info("job %s: started in slot %d", sl->job.job_id,

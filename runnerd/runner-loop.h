@@ -40,7 +40,7 @@ struct runner_slot {
 	struct alx_resultmeta	 rm;
 	struct runner_out	 files;
 	uint64_t		 denied;
-	int			 status;	/* sandbox_status, for the audit */
+	int			 status;	/* ALX_JOB_*, for the audit */
 };
 
 /*

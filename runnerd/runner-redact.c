@@ -28,7 +28,8 @@ redact_match(const char *p, size_t left, const struct redact_rule *rules,
 	size_t				 i, flen;
 
 	for (i = 0; i < n; i++) {
-		if (rules[i].from == NULL || (flen = strlen(rules[i].from)) == 0)
+		if (rules[i].from == NULL ||
+		    (flen = strlen(rules[i].from)) == 0)
 			continue;
 		if (flen > left || memcmp(p, rules[i].from, flen) != 0)
 			continue;

@@ -35,7 +35,8 @@ struct sandbox_job {
 	int			  py_fd;	/* local: the venv's detached
 						 * mount (spec->py_dir), or -1 */
 	char			 *indir;	/* the inputs, or NULL */
-	int			  in_fd;	/* local: their detached mount */
+	int			  in_fd;	/* local: their detached
+						 * mount, or -1 */
 	struct sandbox_limits	  lim;
 	uid_t			  uid;		/* host uid of the job */
 	gid_t			  gid;

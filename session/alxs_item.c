@@ -372,7 +372,7 @@ item_put(struct csession *cs, struct item_sealed *is, char **cause)
 	if (!is->posted) {
 		r = item_post_envelope(cs, &is->it, &is->cursor);
 		if (r == ALX_ERR_ORDER || r == ALX_ERR_REPLAYED) {
-			/* Our chain was stale (we or another process posted). */
+			/* Our chain was stale (we or another posted). */
 			if ((r = item_chain(cs, &is->it, 1)) != 0 ||
 			    (r = alx_item_sign(&is->it, &cs->me.sk)) != 0)
 				return r;
@@ -569,19 +569,32 @@ item_read_chunks_key(struct csession *cs, const struct alx_item *it,
 }
 
 int
+item_chunk_to_fd(void *arg, const uint8_t *pt, size_t len, int64_t off)
+{
+	int	fd = *(int *)arg;
+	ssize_t	n;
+
+	(void)off;
+	while (len > 0) {
+		if ((n = write(fd, pt, len)) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return ALX_ERR_IO;
+		pt += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
 item_save(struct csession *cs, const struct alx_item *it, const char *dir,
     const char *name, char **saved, char **cause)
 {
-	struct http_resp	 resp;
-	uint8_t			 kitem[ALX_KEY_LEN], *pt = NULL;
-	char			 tmp[4096], safe[256], id[ALX_FP_STRLEN + 1];
-	size_t			 i, ptlen;
-	int			 fd = -1, r;
+	char	tmp[4096], safe[256], id[ALX_FP_STRLEN + 1];
+	int	fd = -1, r;
 
 	*saved = NULL;
 	*cause = NULL;
-	if ((r = alx_view_item_key(&cs->view, it, kitem)) != 0)
-		return r;
 	item_safe_name(safe, sizeof(safe), name, it->id);
 	alx_b64_encode(id, it->id, ALX_ID_LEN);
 	snprintf(tmp, sizeof(tmp), "%s/.airlox-%s.partial", dir, id);
@@ -590,55 +603,22 @@ item_save(struct csession *cs, const struct alx_item *it, const char *dir,
 		if (asprintf(cause, "cannot create %s: %s", tmp,
 		    strerror(errno)) < 0)
 			*cause = NULL;
+		return ALX_ERR_IO;
+	}
+	/* Each chunk checked (envelope hash, tag) before it is written. */
+	r = item_read_chunks(cs, it, item_chunk_to_fd, &fd);
+	if ((r == ALX_ERR_BAD_HASH || r == ALX_ERR_DECRYPT ||
+	    r == ALX_ERR_KEY_COMMIT) && asprintf(cause, "a chunk of item %s "
+	    "does not verify", id) < 0)
+		*cause = NULL;
+	if (fsync(fd) != 0 && r == 0)
 		r = ALX_ERR_IO;
-		goto out;
-	}
-	if ((pt = malloc(ALX_CHUNK_SIZE)) == NULL) {
-		r = ALX_ERR_NOMEM;
-		goto out;
-	}
-	for (i = 0; i < it->nchunks; i++) {
-		if ((r = item_get_chunk(cs, it, i, &resp)) != 0) {
-			http_resp_free(&resp);
-			goto out;
-		}
-		/* Hash from the signed envelope and tag, before writing. */
-		if (resp.body.len < ALX_TAG_LEN ||
-		    resp.body.len > ALX_CHUNK_CT_MAX)
-			r = ALX_ERR_BAD_HASH;
-		else
-			r = alx_chunk_open(it, kitem, i, resp.body.data,
-			    resp.body.len, pt);
-		ptlen = resp.body.len - ALX_TAG_LEN;
-		http_resp_free(&resp);
-		if (r != 0) {
-			if (asprintf(cause, "chunk %zu of item %s does not "
-			    "verify", i, id) < 0)
-				*cause = NULL;
-			goto out;
-		}
-		if (write(fd, pt, ptlen) != (ssize_t)ptlen) {
-			r = ALX_ERR_IO;
-			goto out;
-		}
-	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		fd = -1;
+	if (close(fd) != 0 && r == 0)
 		r = ALX_ERR_IO;
-		goto out;
-	}
-	fd = -1;
-	r = item_place(dir, tmp, safe, saved);
-out:
-	if (fd != -1)
-		close(fd);
+	if (r == 0)
+		r = item_place(dir, tmp, safe, saved);
 	if (r != 0)
 		unlink(tmp);
-	if (pt != NULL) {
-		alx_wipe(pt, ALX_CHUNK_SIZE);
-		free(pt);
-	}
-	alx_wipe(kitem, sizeof(kitem));
 	return r;
 }
 

@@ -35,8 +35,8 @@ struct alx_job_input {
 
 struct alx_jobmeta {
 	unsigned	  kind;		/* one ALX_JOBKIND_* bit */
-	char		 *cmd;		/* shell: a command line for /bin/sh -c */
-	char		**argv;		/* shell: or the words to exec, as given */
+	char		 *cmd;		/* shell: a line for /bin/sh -c */
+	char		**argv;		/* shell: or the words, run as given */
 	size_t		  argc;
 	char		 *file;		/* python: the payload's file name */
 	char		 *cwd;		/* relative to the workspace, "" root */
@@ -79,10 +79,10 @@ struct alx_result_stream {
 };
 struct alx_result_output {
 	int			 has;		/* the member is there */
-	int64_t			 progress;	/* progress items: 1..progress */
+	int64_t			 progress;	/* progress items, 1..n */
 	uint8_t			 last[ALX_HASH_LEN];	/* hash() of the last */
 	struct alx_result_stream s[ALX_OUT_STREAMS];
-	char			 cut[ALX_REASON_MAX + 1];	/* "" or a name */
+	char			 cut[ALX_REASON_MAX + 1]; /* "" or why */
 };
 struct alx_resultmeta {
 	uint8_t			 job[ALX_ID_LEN];

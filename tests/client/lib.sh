@@ -93,6 +93,22 @@ start_relay() {
 	wait_for health
 }
 
+# start_fixed_relay: the same on a port chosen once and kept ($PORT), so
+# that a relay restarted on it and the same data dir is the one the
+# invites name.
+start_fixed_relay() {
+	[ -n "$PORT" ] || PORT=$(python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	rm -f "$T/port"
+	"$RELAYD" --listen 127.0.0.1:$PORT --port-file "$T/port" --plain-http \
+	    --data "$T/data" --rate-limit 100000 >>"$T/relay.log" 2>&1 &
+	RELAY_PID=$!
+	wait_for test -s "$T/port" || return 1
+	URL=http://127.0.0.1:$PORT
+	export AIRLOX_RELAY="$URL"
+	wait_for health
+}
+
 # $AX NAME [ARGS...]: airlox as participant NAME (its own cache directory)
 # with the invite in AIRLOX_INVITE; exec'd, so $! of "$AX ... &" is airlox.
 AX=$T/ax
@@ -153,6 +169,26 @@ joined() {
 j = json.loads([l for l in open(sys.argv[1]) if l.strip()][-1])
 sys.exit(0 if any(p.get("name") == sys.argv[2] for p in j["participants"]) else 1)' \
 	    "$T/show.json" "$1"
+}
+
+# runner_up NAME [ARGS...]: airlox-runnerd NAME in the process sandbox with
+# the runner invite ($RUNNER) and folders of its own under $T, started in
+# the background ($RUNNER_PID) and approved by the owner ($OWNER); its log
+# is $T/runner-NAME.log. The process sandbox proves no boundary, so the
+# approval takes --accept-weaker; it runs jobs as another uid when root,
+# which must reach their folders: $T is opened to them.
+runner_up() {
+	_n=$1
+	shift
+	chmod 755 "$T"
+	mkdir -p "$T/work-$_n"
+	AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name "$_n" --sandbox process \
+	    --allow-weaker-sandbox --state-dir "$T/state-$_n" \
+	    --work-root "$T/work-$_n" "$@" >>"$T/runner-$_n.log" 2>&1 &
+	RUNNER_PID=$!
+	EXTRA_PIDS="$EXTRA_PIDS $RUNNER_PID"
+	wait_for joined "$_n" && INV=$OWNER ax alice session approve \
+	    --accept-weaker "$_n" >/dev/null
 }
 
 # create_session NAME [ARGS]: session create as NAME; sets OWNER, SENDER,

@@ -14,60 +14,15 @@
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 CRAFT=$top_builddir/tests/runnerd/craft-job
-. "$top_srcdir/tests/docker-lib.sh"
-argv_cleanup() {
-	for p in $EXTRA_PIDS; do
-		kill -9 "$p" 2>/dev/null
-	done
-	docker_stop
-	cleanup
-}
-trap argv_cleanup EXIT
-
-# The sandboxes to try: local and docker need root (and docker its daemon,
-# started first: docker-lib.sh skips the whole test when it cannot start).
-BOXES="process"
-[ "$(id -u)" -eq 0 ] && BOXES="local $BOXES"
-IMG=airlox-test/python:bookworm
-DOCKER_WHY=
-if [ "$(id -u)" -ne 0 ]; then
-	DOCKER_WHY="not root"
-elif [ "${AIRLOX_SKIP_DOCKER:-0}" = 1 ]; then
-	DOCKER_WHY="AIRLOX_SKIP_DOCKER=1 (the Docker tests run in the first pass only)"
-elif ! command -v dockerd >/dev/null 2>&1; then
-	DOCKER_WHY="no dockerd (Debian package docker.io)"
-else
-	docker_start
-	base=$(docker_cache_tar base-python python3 python3-venv python3-pip) ||
-	    exit 0
-	case $base in *.tar) ;; *) echo "$base"; exit 0 ;; esac
-	$DOCKER import "$base" "$IMG" >/dev/null || DOCKER_WHY="import failed"
-	[ -z "$DOCKER_WHY" ] && BOXES="$BOXES docker"
-fi
+. "$top_srcdir/tests/runnerd/boxes.sh"
+boxes_init
 
 start_relay || skip_all "the relay did not start"
 create_session alice --mode execute --kinds shell,python --timeout 60 \
     --memory 256
 ok $? "an execute session"
-[ -n "$DOCKER_WHY" ] && skip "the docker sandbox" "$DOCKER_WHY"
-
-mkdir -p "$T/home"
-for box in $BOXES; do
-	mkdir -p "$T/work-$box"
-	extra=
-	[ $box = process ] && extra=--allow-weaker-sandbox
-	[ $box = docker ] && extra="--image $IMG"
-	HOME=$T/home AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name "$box" \
-	    --sandbox "$box" $extra --state-dir "$T/state-$box" \
-	    --work-root "$T/work-$box" >>"$T/runner-$box.log" 2>&1 &
-	EXTRA_PIDS="$EXTRA_PIDS $!"
-	# The process sandbox proves no boundary: its verify report FAILs.
-	weaker=
-	[ $box = process ] && weaker=--accept-weaker
-	wait_for joined "$box" && INV=$OWNER ax alice session approve "$box" \
-	    $weaker >/dev/null
-	ok $? "$box: a runner joined and was approved"
-done
+boxes_skip
+boxes_up
 
 run() {	# run BOX ARGS...: airlox run on BOX; stdout in $T/o, stderr in $T/e
 	_box=$1

@@ -12,57 +12,15 @@
 . "${top_srcdir:-.}/tests/client/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
-. "$top_srcdir/tests/docker-lib.sh"
-inputs_cleanup() {
-	for p in $EXTRA_PIDS; do
-		kill -9 "$p" 2>/dev/null
-	done
-	docker_stop
-	cleanup
-}
-trap inputs_cleanup EXIT
-
-BOXES="process"
-[ "$(id -u)" -eq 0 ] && BOXES="local $BOXES"
-IMG=airlox-test/python:bookworm
-DOCKER_WHY=
-if [ "$(id -u)" -ne 0 ]; then
-	DOCKER_WHY="not root"
-elif [ "${AIRLOX_SKIP_DOCKER:-0}" = 1 ]; then
-	DOCKER_WHY="AIRLOX_SKIP_DOCKER=1 (the Docker tests run in the first pass only)"
-elif ! command -v dockerd >/dev/null 2>&1; then
-	DOCKER_WHY="no dockerd (Debian package docker.io)"
-else
-	docker_start
-	base=$(docker_cache_tar base-python python3 python3-venv python3-pip) ||
-	    exit 0
-	case $base in *.tar) ;; *) echo "$base"; exit 0 ;; esac
-	$DOCKER import "$base" "$IMG" >/dev/null || DOCKER_WHY="import failed"
-	[ -z "$DOCKER_WHY" ] && BOXES="$BOXES docker"
-fi
+. "$top_srcdir/tests/runnerd/boxes.sh"
+boxes_init
 
 start_relay || skip_all "the relay did not start"
 create_session alice --mode execute --kinds shell --timeout 120 \
     --memory 256 --item-max 4M
 ok $? "an execute session (largest item 4 MB)"
-[ -n "$DOCKER_WHY" ] && skip "the docker sandbox" "$DOCKER_WHY"
-
-# The process sandbox runs jobs as another uid: it must reach its folders.
-chmod 755 "$T"
-mkdir -p "$T/home"
-for box in $BOXES; do
-	mkdir -p "$T/work-$box"
-	extra=
-	[ $box = process ] && extra=--allow-weaker-sandbox
-	[ $box = docker ] && extra="--image $IMG"
-	HOME=$T/home AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name "$box" \
-	    --sandbox "$box" $extra --state-dir "$T/state-$box" \
-	    --work-root "$T/work-$box" >>"$T/runner-$box.log" 2>&1 &
-	EXTRA_PIDS="$EXTRA_PIDS $!"
-	wait_for joined "$box" && INV=$OWNER ax alice session approve \
-	    --accept-weaker "$box" >/dev/null
-	ok $? "$box: a runner joined and was approved"
-done
+boxes_skip
+boxes_up
 
 head -c 3000000 /dev/urandom >"$T/big.bin"
 printf 'a,b\n1,2\n' >"$T/data.csv"

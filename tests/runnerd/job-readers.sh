@@ -13,13 +13,7 @@ start_relay || skip_all "the relay did not start"
 create_session alice --mode execute --kinds shell --timeout 60 --memory 256
 ok $? "an execute session"
 
-mkdir -p "$T/work"
-AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name box --sandbox process \
-    --allow-weaker-sandbox --state-dir "$T/state" --work-root "$T/work" \
-    >>"$T/runner.log" 2>&1 &
-EXTRA_PIDS="$EXTRA_PIDS $!"
-wait_for joined box && INV=$OWNER ax alice session approve box \
-    --accept-weaker >/dev/null	# (process: its verify report FAILs)
+runner_up box
 ok $? "a runner joined and was approved"
 
 # A key that holds the runner invite joins (and is never approved), and an

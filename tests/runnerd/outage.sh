@@ -12,35 +12,14 @@
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 
-# A free port kept across the relay's restart (the invite names it).
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-start_fixed_relay() {
-	rm -f "$T/port"
-	"$RELAYD" --listen 127.0.0.1:$PORT --port-file "$T/port" --plain-http \
-	    --data "$T/data" --rate-limit 100000 >>"$T/relay.log" 2>&1 &
-	RELAY_PID=$!
-	wait_for test -s "$T/port" || return 1
-	URL=http://127.0.0.1:$PORT
-	export AIRLOX_RELAY="$URL"
-	wait_for health
-}
 start_fixed_relay || skip_all "the relay did not start"
 create_session alice --mode execute --kinds shell --timeout 300 --memory 256
 ok $? "an execute session"
 
-mkdir -p "$T/work"
-AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name box --sandbox process \
-    --allow-weaker-sandbox --state-dir "$T/state" --work-root "$T/work" \
-    >>"$T/runner.log" 2>&1 &
-RUNNER_PID=$!
-EXTRA_PIDS="$EXTRA_PIDS $RUNNER_PID"
-wait_for joined box &&
-    INV=$OWNER ax alice session approve --accept-weaker box >/dev/null
+runner_up box
 ok $? "a runner joined and was approved"
 
-# The job waits for a file that appears only once the relay is down (the
-# process sandbox runs it as another uid: it must see the file).
-chmod 755 "$T"
+# The job waits for a file that appears only once the relay is down.
 INV=$SENDER ax bob run --timeout 300s --on box -- sh -c \
     'echo begin; while [ ! -e "$0" ]; do sleep 0.1; done; seq 1 5000; exit 7' \
     "$T/go" >"$T/run.out" 2>"$T/run.err" &
@@ -65,7 +44,7 @@ long_wait_for() {	# up to 60 s
 }
 long_wait_for grep -q 'relay is unavailable.*retrying' "$T/run.err"
 ok $? "the client says on stderr that it is retrying"
-long_wait_for grep -q 'waits for the relay' "$T/runner.log"
+long_wait_for grep -q 'waits for the relay' "$T/runner-box.log"
 ok $? "the job ended while the relay was away; the runner keeps its output"
 kill -0 "$RUN_PID" 2>/dev/null
 ok $? "airlox run is still waiting"

@@ -25,13 +25,7 @@ ok $? "an execute session (largest item 8 MB)"
 # (256 MB by default) would be counted as ours.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4"
 export ASAN_OPTIONS
-mkdir -p "$T/work"
-AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name box --sandbox process \
-    --allow-weaker-sandbox --state-dir "$T/state" --work-root "$T/work" \
-    >>"$T/runner.log" 2>&1 &
-RUNNER_PID=$!
-EXTRA_PIDS="$EXTRA_PIDS $RUNNER_PID"
-wait_for joined box && INV=$OWNER ax alice session approve --accept-weaker box >/dev/null
+runner_up box
 ok $? "a runner joined and was approved"
 
 run() {	# run OUT [ARGS...]: airlox run as bob; stdout in $T/OUT.out
@@ -90,17 +84,26 @@ like "$(cat "$T/res.err")" 'completed · exit 0 .* signed by runner box' \
 # Far more than the session's largest item: memory stays bounded and the
 # footer says loudly what was dropped.
 hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
-before=$(hwm $RUNNER_PID)
-python3 - "$AX" "$T" "$SENDER" "$BIG" <<'PY' >"$T/big.rss"
-import os, subprocess, sys
-ax, t, inv, big = sys.argv[1:]
+# measured OUT WHO RUNNER CMD...: airlox run as WHO on RUNNER; its stdout and
+# stderr in $T/OUT.out and .err, its exit code and peak memory (KB) in
+# $T/OUT.rss.
+measured() {
+	_o=$1 _w=$2 _on=$3
+	shift 3
+	python3 - "$AX" "$T/$_o" "$SENDER" "$_w" "$_on" "$@" <<'PY' >"$T/$_o.rss"
+import os, resource, subprocess, sys
+ax, out, inv, who, on = sys.argv[1:6]
+cmd = sys.argv[6:]
 env = dict(os.environ, AIRLOX_INVITE=inv)
-with open(t + "/big.out", "wb") as o, open(t + "/big.err", "wb") as e:
-    rc = subprocess.call([ax, "bob", "run", "--timeout", "600s", "--on", "box",
-        "--", "head", "-c", big, "/dev/zero"], stdout=o, stderr=e, env=env)
-print(rc)
+with open(out + ".out", "wb") as o, open(out + ".err", "wb") as e:
+    rc = subprocess.call([ax, who, "run", "--timeout", "600s", "--on", on,
+        "--"] + cmd, stdout=o, stderr=e, env=env)
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 PY
-read rc <"$T/big.rss"
+}
+before=$(hwm $RUNNER_PID)
+measured big bob box head -c "$BIG" /dev/zero
+read rc crss <"$T/big.rss"
 is "$rc" 0 "a job writing $BIG bytes completes (exit 0)"
 got=$(wc -c <"$T/big.out")
 [ "$got" -gt 4000000 ] && [ "$got" -le 8388608 ]
@@ -117,24 +120,10 @@ ok $? "the runner's memory stayed bounded (peak $before KB before, $after KB aft
 # the client prints it with bounded memory.
 create_session erin --mode execute --kinds shell --timeout 300 \
     --memory 256 --item-max 100M --session-max 300M
-mkdir -p "$T/work3"
-AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name wide --sandbox process \
-    --allow-weaker-sandbox --state-dir "$T/state3" --work-root "$T/work3" \
-    >>"$T/runner3.log" 2>&1 &
-EXTRA_PIDS="$EXTRA_PIDS $!"
-wait_for joined wide && INV=$OWNER ax erin session approve --accept-weaker wide >/dev/null
+runner_up wide
 ok $? "a session with 100 MB items, and its runner"
 LARGE=64000000
-python3 - "$AX" "$T" "$SENDER" "$LARGE" <<'PY' >"$T/large.rss"
-import os, resource, subprocess, sys
-ax, t, inv, n = sys.argv[1:]
-env = dict(os.environ, AIRLOX_INVITE=inv)
-with open(t + "/large.out", "wb") as o, open(t + "/large.err", "wb") as e:
-    rc = subprocess.call([ax, "frank", "run", "--timeout", "600s", "--on",
-        "wide", "--", "head", "-c", n, "/dev/urandom"], stdout=o, stderr=e,
-        env=env)
-print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-PY
+measured large frank wide head -c "$LARGE" /dev/urandom
 read rc crss <"$T/large.rss"
 is "$rc:$(wc -c <"$T/large.out")" "0:$LARGE" "a job's $LARGE bytes all came back"
 lacks "$(cat "$T/large.err")" "OUTPUT CUT" "  nothing dropped"
@@ -146,12 +135,7 @@ ok $? "the client printed them with bounded memory (peak $crss KB)"
 # and the footer says the session is full.
 create_session carol --mode execute --kinds shell --timeout 300 \
     --memory 256 --item-max 4M --session-max 6M
-mkdir -p "$T/work2"
-AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name small --sandbox process \
-    --allow-weaker-sandbox --state-dir "$T/state2" --work-root "$T/work2" \
-    >>"$T/runner2.log" 2>&1 &
-EXTRA_PIDS="$EXTRA_PIDS $!"
-wait_for joined small && INV=$OWNER ax carol session approve --accept-weaker small >/dev/null
+runner_up small
 ok $? "a second session, 6 MB in all, and its runner"
 INV=$SENDER ax dave run --timeout 300s --on small -- head -c 10000000 /dev/zero \
     >"$T/f1.out" 2>"$T/f1.err"

@@ -65,8 +65,8 @@ mkdir -p "$T/rwork" "$T/home"
 printf 'sleep 3\necho bob-finished\n' >"$T/slow.sh"
 printf 'echo hello\n' >"$T/hello.sh"
 start_runner
-runner_up() { grep -q 'waiting for the owner\|waiting for jobs\|approved' "$T/runner.log"; }
-wait_for runner_up
+runner_ready() { grep -q 'waiting for the owner\|waiting for jobs\|approved' "$T/runner.log"; }
+wait_for runner_ready
 # The sandbox's verify report is verify.sh's matter, not this test's.
 INV=$OWNER ax alice session approve --accept-weaker box >/dev/null 2>&1
 ok $? "the owner approves the runner"

@@ -10,18 +10,6 @@ need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"
 
-# A free port kept across a relay restart (the invite names it).
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-start_fixed_relay() {
-	rm -f "$T/port"
-	"$RELAYD" --listen 127.0.0.1:$PORT --port-file "$T/port" --plain-http \
-	    --data "$T/data" --rate-limit 100000 >>"$T/relay.log" 2>&1 &
-	RELAY_PID=$!
-	wait_for test -s "$T/port" || return 1
-	URL=http://127.0.0.1:$PORT
-	export AIRLOX_RELAY="$URL"
-	wait_for health
-}
 start_fixed_relay || skip_all "the relay did not start"
 has_endpoint POST /v1/sessions/x/jobs/y/claim || \
     skip_all "relay lacks POST /v1/sessions/{sid}/jobs/{id}/claim"

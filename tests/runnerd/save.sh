@@ -15,15 +15,7 @@ CRAFT=$top_builddir/tests/runnerd/craft-job
 start_relay || skip_all "the relay did not start"
 create_session alice --mode execute --kinds shell --timeout 60 --memory 256
 ok $? "an execute session"
-# The process sandbox runs jobs as another uid: it must reach its folders.
-chmod 755 "$T"
-mkdir -p "$T/work"
-AIRLOX_INVITE="$RUNNER" "$RUNNERD" --name box --sandbox process \
-    --allow-weaker-sandbox --state-dir "$T/state" --work-root "$T/work" \
-    >>"$T/runner.log" 2>&1 &
-EXTRA_PIDS="$EXTRA_PIDS $!"
-wait_for joined box &&
-    INV=$OWNER ax alice session approve --accept-weaker box >/dev/null
+runner_up box
 ok $? "a runner joined and was approved"
 
 # Several files, in folders: from the runner's ZIP.

@@ -1777,6 +1777,22 @@ out:
 	return r;
 }
 
+/* How many of a job's wraps a kx key opens. */
+static int
+wraps_opened(const struct alx_item *job, const struct alx_kxkey *kx)
+{
+	uint8_t	ctx[64], k[ALX_KEY_LEN];
+	size_t	i, cl = alx_wrap_ctx_job(ctx, job->sid, job->id);
+	int	n = 0;
+
+	for (i = 0; i < job->job.nwraps; i++)
+		if (alx_wrap_open(&job->job.wraps[i], kx, ctx, cl, k) ==
+		    ALX_OK)
+			n++;
+	alx_wipe(k, sizeof(k));
+	return n;
+}
+
 /* Party i's own view of the session (its invite's role key, its keys). */
 static void
 view_of(struct alx_view *v, const struct world *w, int i,
@@ -1837,7 +1853,7 @@ g13_reply_readers(struct world *w)
 	uint8_t			 kj[ALX_KEY_LEN], k[ALX_KEY_LEN], e[ALX_KEY_LEN];
 	uint8_t			 ct[ALX_CHUNK_CT_MAX], pt[ALX_CHUNK_SIZE];
 	char			 meta[512], *m;
-	size_t			 i, n, j;
+	size_t			 i, n;
 	int			 r;
 
 	tap_diag("guarantee 13: a job's progress and result are for the job's "
@@ -1876,30 +1892,15 @@ g13_reply_readers(struct world *w)
 			    ALX_ERR_NOT_RECIPIENT, "%s gets no key for the "
 			    "progress", parties[i].what);
 			/* Nor through any wrap of the job, nor the epoch key. */
-			for (j = 0, n = 0; j < job.job.nwraps; j++) {
-				uint8_t	ctx[64];
-				size_t	cl = alx_wrap_ctx_job(ctx, job.sid, job.id);
-
-				if (alx_wrap_open(&job.job.wraps[j],
-				    &w->p[parties[i].who].kx, ctx, cl, k) ==
-				    ALX_OK)
-					n++;
-			}
-			is_int((int)n, 0, "%s opens none of the job's wraps",
-			    parties[i].what);
+			is_int(wraps_opened(&job, &w->p[parties[i].who].kx), 0,
+			    "%s opens none of the job's wraps", parties[i].what);
 		}
 		alx_view_free(&v);
 	}
 	/* The runner invite alone (no participant key of its own). */
 	alx_seed_keys(w->sec.seed[ALX_ROLE_RUNNER], NULL, &rkx);
-	for (j = 0, n = 0; j < job.job.nwraps; j++) {
-		uint8_t	ctx[64];
-		size_t	cl = alx_wrap_ctx_job(ctx, job.sid, job.id);
-
-		if (alx_wrap_open(&job.job.wraps[j], &rkx, ctx, cl, k) == ALX_OK)
-			n++;
-	}
-	is_int((int)n, 0, "the runner invite's key opens none of the wraps");
+	is_int(wraps_opened(&job, &rkx), 0,
+	    "the runner invite's key opens none of the wraps");
 	alx_kx_wipe(&rkx);
 	/* Every member holds the epoch key: it opens no reply. */
 	alx_item_key_epoch(w->sec.epoch_key, res.id, e);
