@@ -171,14 +171,20 @@ like "$st $(cat "$T/busy.json" "$T/busy.err")" 'runner_busy' \
 INV=$SENDER ax bob job cancel -- "$LONG" >/dev/null
 INV=$SENDER ax bob job logs --follow --wait 60s -- "$LONG" >/dev/null 2>&1
 
-# A job outlives its sender: logs from the start, then cancel.
+# A job outlives its sender: logs from the start, then cancel. Its sleep
+# lasts 30.PID seconds, a number no other run of this test on the machine
+# uses: the check below finds this job's processes and no one else's.
+NAP=30.$$
 INV=$SENDER ax bob --json run --timeout 60s --on box --no-wait -- sh -c \
-    'echo begin; sleep 30; echo never' >"$T/bg.json"
+    'echo begin; sleep "$0"; echo never' "$NAP" >"$T/bg.json"
 BG=$(json_get "$T/bg.json" 'j["job"]')
 INV=$SENDER ax bob --json job ls >"$T/ls.json"
 ok $? "job ls"
 like "$(cat "$T/ls.json")" "\"job\":\"$BG\"" "job ls lists the job"
 wait_for logs_say "$BG" begin
+none_left() { ! pgrep -f "(sleep|echo never) $NAP\$" >/dev/null; }
+! none_left
+ok $? "the job's processes are seen, by their own number"
 INV=$SENDER ax bob job cancel -- "$BG" >/dev/null
 ok $? "job cancel posts a signed cancel"
 INV=$SENDER ax bob job logs --follow --wait 30s -- "$BG" >"$T/logs.out" \
@@ -188,7 +194,6 @@ like "$(cat "$T/logs.out")" '^begin$' "job logs shows the output from the start"
 like "$(cat "$T/logs.err")" 'cancelled .* signed by runner box' \
     "and the verified footer"
 # (The kill of its cgroup completes in the kernel's time, not ours.)
-none_left() { ! pgrep -f 'sleep 30; echo never' >/dev/null; }
 wait_for none_left
 ok $? "nothing of the cancelled job is left"
 
