@@ -80,6 +80,9 @@ is "$?:$(sha "$T/res.out")" "0:$(seq 1 20000 | sha256sum | cut -d' ' -f1)" \
     "airlox result JOB prints the job's whole output"
 like "$(cat "$T/res.err")" 'completed · exit 0 .* signed by runner box' \
     "  then the footer"
+like "$(grep -A1 'signed by runner' "$T/res.err" | tail -1)" \
+    '^env · sandbox process · airlox [0-9]' \
+    "  and under it the result's env, on one line"
 
 # Far more than the session's largest item: memory stays bounded and the
 # footer says loudly what was dropped.
@@ -123,12 +126,16 @@ create_session erin --mode execute --kinds shell --timeout 300 \
 runner_up wide
 ok $? "a session with 100 MB items, and its runner"
 LARGE=64000000
+before=$(hwm $RUNNER_PID)
 measured large frank wide head -c "$LARGE" /dev/urandom
 read rc crss <"$T/large.rss"
 is "$rc:$(wc -c <"$T/large.out")" "0:$LARGE" "a job's $LARGE bytes all came back"
 lacks "$(cat "$T/large.err")" "OUTPUT CUT" "  nothing dropped"
 [ "$crss" -lt 48000 ]
 ok $? "the client printed them with bounded memory (peak $crss KB)"
+after=$(hwm $RUNNER_PID)
+[ "$after" -lt $((before + 48000)) ]
+ok $? "the runner sent them with bounded memory (peak $before KB before, $after KB after)"
 
 # A session that fills up: the relay refuses more output, yet the result
 # (a payload-less result may go a little past the session's size) comes,
@@ -145,6 +152,9 @@ INV=$SENDER ax dave run --timeout 300s --on small -- head -c 10000000 /dev/zero 
 is $? 0 "a second job fills the session: its result still comes (exit 0)"
 like "$(cat "$T/f2.err")" "^!! OUTPUT CUT: .*session is full" \
     "  and the footer says the session is full"
-[ "$(wc -c <"$T/f2.out")" -lt 4194304 ]
-ok $? "  with what fit ($(wc -c <"$T/f2.out") bytes)"
+got=$(wc -c <"$T/f2.out")
+[ "$got" -lt 4194304 ]
+ok $? "  with what fit ($got bytes)"
+dropped=$(sed -n 's/^!! OUTPUT CUT: \([0-9]*\) bytes of stdout.*/\1/p' "$T/f2.err")
+is "$((dropped + got))" 10000000 "  and how much was dropped ($dropped bytes)"
 done_testing
