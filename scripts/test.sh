@@ -242,7 +242,7 @@ configure_stale()
 	local f
 
 	[ -x configure ] && [ -f Makefile.in ] || return 0
-	for f in configure.ac Makefile.am */Makefile.inc */*.inc m4/*.m4; do
+	for f in configure.ac Makefile.am */*.inc */*/*.inc m4/*.m4; do
 		[ -f "$f" ] && [ "$f" -nt configure ] && return 0
 	done
 	return 1
