@@ -61,6 +61,7 @@ END {
 opts=$(printf '%s\n' "$flat" | awk -F '\t' '
 	match($1, /^commands\[[0-9]+\]\.name$/) { split($1, p, /[][]/); cmd[p[2]] = $2; next }
 	match($1, /^commands\[[0-9]+\]\.participant$/) { split($1, p, /[][]/); part[p[2]] = $2; next }
+	match($1, /^commands\[[0-9]+\]\.args$/) { split($1, p, /[][]/); args[p[2]] = $2; next }
 	match($1, /^commands\[[0-9]+\]\.options\[[0-9]+\]\.(name|arg)$/) {
 		split($1, p, /[][]/); k = p[2] SUBSEP p[4]
 		if ($1 ~ /name$/) { oname[k] = $2; order[++no] = k } else oarg[k] = $2
@@ -71,7 +72,7 @@ opts=$(printf '%s\n' "$flat" | awk -F '\t' '
 		if ($1 ~ /name$/) { oname[k] = $2; order[++no] = k } else oarg[k] = $2
 	}
 	END {
-		for (c in cmd) print "cmd\t" cmd[c] "\t" (part[c] == "true" ? "p" : "")
+		for (c in cmd) print "cmd\t" cmd[c] "\t" (part[c] == "true" ? "p" : "") "\t" args[c]
 		for (i = 1; i <= no; i++) {
 			k = order[i]; split(k, q, SUBSEP)
 			print "opt\t" (q[1] ~ /^[0-9]+$/ ? cmd[q[1]] : q[1]) "\t" oname[k] "\t" oarg[k]
@@ -91,6 +92,12 @@ fileopts() {	# options whose value is a file or directory
 argopts() {	# options that take a value, of any command
 	printf '%s\n' "$opts" | awk -F '\t' '$1 == "opt" && $4 != "" { print "--" $3 }' | sort -u | tr '\n' ' '
 }
+# The commands whose word after them is a machine kept here: machine
+# commands on a NAME, but for machine add, which makes one.
+machinecmds() {
+	printf '%s\n' "$opts" | awk -F '\t' '$1 == "cmd" && $2 ~ /^machine / &&
+	    $2 != "machine add" && $4 ~ /^NAME/ { print $2 }' | sort
+}
 participant() {
 	printf '%s\n' "$opts" | awk -F '\t' -v c="$1" '$1 == "cmd" && $2 == c && $3 == "p" { print "yes" }'
 }
@@ -106,6 +113,7 @@ _airlox_argopts=' $(argopts)'
 _airlox_fileopts=' $(fileopts)'
 _airlox_global='$(optlist '*')'
 _airlox_participant='$(optlist +)'
+_airlox_machinecmds='$(machinecmds | paste -s -d '|' -)'
 EOF
 	# Values of options whose argument is a list of choices ("chat|execute").
 	printf '%s\n' "$opts" | awk -F '\t' '$1 == "opt" && $4 ~ /^[a-z0-9-]+(\|[a-z0-9-]+)+$/ {
@@ -117,6 +125,15 @@ EOF
 		printf "_airlox_opts_%s='%s'\n" "$(ident "$c")" "$list"
 	done
 	cat <<'EOF'
+
+# The machines kept here (airlox machine add) that start with $1.
+_airlox_machines()
+{
+	local d=${XDG_CACHE_HOME:-}
+
+	[[ $d == /* ]] || d=$HOME/.cache
+	COMPREPLY=($(compgen -W "$(ls "$d/airlox/machines" 2>/dev/null)" -- "$1"))
+}
 
 _airlox()
 {
@@ -139,12 +156,7 @@ _airlox()
 		*" $prev "*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		*)
 			if [ "$prev" = --on ]; then
-				# The machines kept here (airlox machine add).
-				v=${XDG_CACHE_HOME:-}
-				[[ $v == /* ]] || v=$HOME/.cache
-				v=$v/airlox/machines
-				COMPREPLY=($(compgen -W "$(ls "$v" 2>/dev/null)" \
-				    -- "$cur"))
+				_airlox_machines "$cur"
 				return 0
 			fi
 			v=_airlox_choice_${prev#--}
@@ -175,7 +187,12 @@ _airlox()
 		return 0
 	fi
 	if [ -n "$cmd" ]; then
-		COMPREPLY=($(compgen -f -- "$cur"))
+		if [[ "|$_airlox_machinecmds|" == *"|$cmd|"* &&
+		    ${#words[@]} -eq 2 ]]; then
+			_airlox_machines "$cur"
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
 		return 0
 	fi
 	# The next word of a command name.
@@ -243,11 +260,16 @@ EOF
 		printf "\t'%s') opts=(%s) ;;\n" "$c" "$list"
 	done
 	printf "\tesac\n\topts+=(%s)\n" "$(optlist '*')"
+	printf "\tlocal -a machinecmds=(%s)\n" \
+	    "$(machinecmds | sed "s/.*/'&'/" | paste -s -d ' ' -)"
 	cat <<'EOF'
-	if [[ ${words[CURRENT-1]} == --on ]]; then
-		# The machines kept here (airlox machine add).
-		local mdir=${XDG_CACHE_HOME:-}
-		[[ $mdir == /* ]] || mdir=$HOME/.cache
+	# The machines kept here (airlox machine add): after --on, and as the
+	# NAME of the machine commands but add.
+	local mdir=${XDG_CACHE_HOME:-}
+	[[ $mdir == /* ]] || mdir=$HOME/.cache
+	if [[ ${words[CURRENT-1]} == --on ||
+	    ( ${machinecmds[(Ie)$cmd]} -gt 0 && ${#words2} -eq 2 &&
+	    $PREFIX != -* ) ]]; then
 		compadd -- $mdir/airlox/machines/*(N/:t)
 		return
 	fi

@@ -1,7 +1,8 @@
 #!/bin/sh
 # completion.sh: the bash and zsh completions built from the client's
 # command table load, and complete commands, subcommands, options and
-# option values as the table says.
+# option values as the table says, and the machines kept here after --on
+# and as the NAME of the machine commands (but add).
 . "${top_srcdir:-.}/tests/packaging/lib.sh"
 B=$top_builddir/contrib/completion/airlox.bash
 Z=$top_builddir/contrib/completion/_airlox
@@ -35,6 +36,14 @@ is "$(export XDG_CACHE_HOME=$T/cache; complete_words airlox run --on "")" "box g
     "run --on completes the machines kept here"
 is "$(export XDG_CACHE_HOME=$T/cache; complete_words airlox job logs --on g)" "gpu1" \
     "and so does job logs --on"
+is "$(export XDG_CACHE_HOME=$T/cache; complete_words airlox result --on "")" "box gpu1" \
+    "and result --on"
+is "$(export XDG_CACHE_HOME=$T/cache; complete_words airlox machine rm "")" "box gpu1" \
+    "machine rm completes the machines kept here"
+is "$(export XDG_CACHE_HOME=$T/cache; complete_words airlox machine invite --json b)" "box" \
+    "and so does machine invite, after an option"
+lacks "$(export XDG_CACHE_HOME=$T/cache; complete_words airlox machine add "")" "gpu1" \
+    "machine add (a new name) does not offer those kept"
 
 # Every command of the table is offered.
 if command -v python3 >/dev/null 2>&1; then
@@ -59,6 +68,18 @@ if command -v zsh >/dev/null 2>&1; then
 		words=(airlox se); CURRENT=2; PREFIX=se
 		_airlox' _ "$T/zfunc" 2>&1 | sort -u | paste -s -d " " -)
 	like "$out" "send.*session" "zsh: airlox se offers send and session"
+	# zcomp WORDS...: what _airlox offers for the last (empty) word.
+	zcomp() {
+		HOME=$T ZDOTDIR=$T XDG_CACHE_HOME=$T/cache zsh -f -c '
+		fpath=("$1" $fpath); autoload -Uz compinit; compinit -u -d "$1/.zcd"
+		compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }
+		_files() { print FILES; }
+		shift; words=("$@"); CURRENT=$#; PREFIX=${words[CURRENT]}
+		_airlox' _ "$T/zfunc" "$@" 2>&1 | sort -u | paste -s -d " " -
+	}
+	is "$(zcomp airlox run --on "")" "box gpu1" "zsh: run --on offers the machines kept here"
+	is "$(zcomp airlox machine rm "")" "box gpu1" "zsh: so does machine rm"
+	is "$(zcomp airlox machine add "")" "FILES" "zsh: machine add does not"
 else
 	skip "zsh completion" "zsh is not installed"
 fi
