@@ -344,7 +344,9 @@ runner_check_sandbox(struct runner *rn, const struct runner_cfg *cfg)
 	sandbox_limits_default(&lim);
 	missing = sandbox_enforced(rn->be, &lim, text, sizeof(text));
 	if (missing > 0)
-		log_warnx("sandbox %s: %s", rn->be->name, text);
+		log_warnx("sandbox %s, what it enforces (the values are the "
+		    "defaults; a session's own are logged once joined): %s",
+		    rn->be->name, text);
 	else
 		log_debug("sandbox %s, default limits: %s", rn->be->name,
 		    text);

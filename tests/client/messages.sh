@@ -137,6 +137,12 @@ if [ -x "$RUNNERD" ]; then
 	like "$(cat "$T/runner.err")" \
 	    "the invite is the session's observer invite: a runner joins with its runner invite" \
 	    "naming the role it was given and the one it needs"
+	# Before it joins, the start log says where its state is, and that the
+	# limits it shows are the defaults, not a session's.
+	like "$(cat "$T/runner.err")" "state in $T/rs " "the runner says where its state is"
+	like "$(cat "$T/runner.err")" \
+	    "sandbox process, what it enforces \\(the values are the defaults; a session's own are logged once joined\\): .*wall clock: 600000 ms" \
+	    "the limits at start are marked as the defaults"
 	INV=$OWNER ax g session show >"$T/after.txt"
 	grep -q -E ' box( |$)' "$T/after.txt"
 	is $? 1 "it did not join the session"
