@@ -768,6 +768,12 @@ relay_chunk_get(struct relay_req *r)
 	if ((rc = relay_item_load(s, id, &cursor, &it, &raw)) != 0 ||
 	    (rc = relay_chunk_index(r, &it, &idx)) != 0)
 		goto fail;
+#ifdef RELAY_TEST
+	if (relay_test_hides(it.kind)) {	/* a relay that lost it */
+		rc = ALX_ERR_NOT_FOUND;
+		goto fail;
+	}
+#endif
 	relay_chunk_key(key, s->sid, id, idx);
 	/* The read transaction ends inside relay_store_get(). */
 	rc = relay_store_get(relay.store, RELAY_DB_CHUNKS, key, sizeof(key),

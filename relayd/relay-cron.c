@@ -53,6 +53,7 @@ static relay_expire_fn	*relay_expire_hook;	/* the sessions' sweep */
 static int64_t		 relay_test_skew;	/* seconds added */
 static int		 relay_test_nosweep;
 static int		 relay_test_lax;	/* skip the item rules */
+static int		 relay_test_hide_progress;	/* lose its chunks */
 static double		 relay_test_rate_at = -1; /* rate clock held here */
 #endif
 
@@ -235,12 +236,14 @@ relay_test_clock(struct relay_req *r)
 }
 
 /*
- * POST /v1/test/lax?roles=on|off: test builds only. With roles on, the
- * relay stores items whatever their author may post (the rules of
- * alx_item_check_rules(): the permission matrix, a job's wraps, who
- * answers or cancels a job): a hostile relay, for the tests that show
- * participants refuse such items themselves (tests/runnerd/hostile-relay.sh,
- * tests/runnerd/participants.sh).
+ * POST /v1/test/lax?roles=on|off&hide=progress|off: test builds only. With
+ * roles on, the relay stores items whatever their author may post (the
+ * rules of alx_item_check_rules(): the permission matrix, a job's wraps,
+ * who answers or cancels a job); with hide=progress it answers not_found
+ * for every chunk of a progress item (a job's output, lost or withheld).
+ * A hostile relay, for the tests that show participants refuse such items
+ * themselves (tests/runnerd/hostile-relay.sh, tests/runnerd/participants.sh)
+ * and that a job's output is checked against its signed result.
  */
 static void
 relay_test_lax_set(struct relay_req *r)
@@ -252,9 +255,15 @@ relay_test_lax_set(struct relay_req *r)
 		relay_test_lax = strcmp(v, "on") == 0;
 		free(v);
 	}
+	if ((v = relay_http_query(r, "hide")) != NULL) {
+		relay_test_hide_progress = strcmp(v, "progress") == 0;
+		free(v);
+	}
 	alx_jw_init(&jw, 64);
 	alx_jw_obj_begin(&jw);
 	alx_jw_kbool(&jw, "roles", relay_test_lax);
+	alx_jw_kstr(&jw, "hide", relay_test_hide_progress ? "progress" :
+	    "off");
 	alx_jw_obj_end(&jw);
 	relay_http_jw(r->req, 200, &jw);
 }
@@ -263,6 +272,12 @@ int
 relay_test_lax_roles(void)
 {
 	return relay_test_lax;
+}
+
+int
+relay_test_hides(const char *kind)
+{
+	return relay_test_hide_progress && strcmp(kind, "progress") == 0;
 }
 
 static const struct relay_route relay_test_routes[] = {
@@ -277,7 +292,7 @@ relay_test_init(void)
 {
 	log_warnx("test build: POST /v1/test/clock moves the expiry clock "
 	    "and holds the rate clock, POST /v1/test/lax turns the item rules "
-	    "off");
+	    "off or loses a job's output");
 	relay_http_add_routes(relay_test_routes, 2);
 }
 #endif

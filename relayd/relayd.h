@@ -466,6 +466,7 @@ double	 relay_rate_now(void);
 #ifdef RELAY_TEST
 void	 relay_test_init(void);
 int	 relay_test_lax_roles(void);
+int	 relay_test_hides(const char *);
 #endif
 int	 relay_disk_check(char **why);
 

@@ -1,5 +1,6 @@
 #!/bin/sh
-# hostile-relay.sh: the runner refuses what a relay should have refused.
+# hostile-relay.sh: the runner refuses what a relay should have refused,
+# and a client does not take a job's output a relay lost for all of it.
 # The relay is the test build (tests/relayd/airlox-relayd-test), told to
 # skip its role check (POST /v1/test/lax?roles=on): it stores a job an
 # observer signed, though an observer may not post jobs. The runner's own
@@ -33,6 +34,23 @@ INV=$SENDER ax bob --json run --on box --timeout 60 -- echo control \
     >"$T/control.json" 2>"$T/control.err"
 is $? 0 "a sender's job runs"
 like "$(json_get "$T/control.json" 'j.get("stdout", "")')" control "with its output"
+
+# The relay loses the job's output (it answers not_found for every chunk
+# of a progress item): run shows what came, and the runner's signed result
+# (how many progress items, the last one's hash, each stream's size and
+# SHA-256) says it is not all; no verified footer, no exit 0.
+curl -s -X POST "$URL/v1/test/lax?hide=progress" >"$T/hide.json"
+like "$(cat "$T/hide.json")" '"hide":"progress"' "the test relay loses output"
+INV=$SENDER ax bob run --on box --timeout 60 -- echo lost \
+    >"$T/lost.out" 2>"$T/lost.err"
+st=$?
+ok $([ $st -ne 0 ] && echo 0 || echo 1) "run fails (exit $st)"
+lacks "$(cat "$T/lost.out")" lost "  the output was not shown"
+like "$(cat "$T/lost.err")" "not the output the runner signed" \
+    "  and it says the output is not what the runner signed"
+lacks "$(cat "$T/lost.err")" "signed by runner box" "  no verified footer"
+curl -s -X POST "$URL/v1/test/lax?hide=off" >"$T/hide.json"
+like "$(cat "$T/hide.json")" '"hide":"off"' "the relay keeps output again"
 
 # The relay turns hostile: it no longer checks what a role may post.
 curl -s -X POST "$URL/v1/test/lax?roles=on" >"$T/lax.json"
