@@ -98,7 +98,12 @@ void	job_outcome_free(struct job_outcome *);
  */
 int	job_save(struct csession *, const struct job_outcome *, const char *dir,
 	    int *refused);
-void	run_print_result(const struct job_outcome *, const char *idtxt);
+/*
+ * The verified result: its output's start (the runner's own words), the
+ * footer, what was dropped, the env line, and (unless saving) the files.
+ */
+void	run_print_result(const struct job_outcome *, const char *idtxt,
+	    int saving);
 /* The exit status for a result: the job's, or a reserved code. */
 int	run_exit_code(const struct alx_resultmeta *);
 /* --save DIR: check it first; then save, returning code or a failure's. */

@@ -459,7 +459,7 @@ cmd_job_logs_exec(struct client_ctx *ctx)
 		    "--wait" : "the job's result could not be verified");
 		goto out;
 	}
-	run_print_result(&o, ctx->args.pos[0]);
+	run_print_result(&o, ctx->args.pos[0], 0);
 	r = run_exit_code(&o.rm);
 out:
 	job_outcome_free(&o);

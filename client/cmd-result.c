@@ -71,7 +71,8 @@ cmd_result_exec(struct client_ctx *ctx)
 	if (ctree_confirm_pending(sid, o.rm.env) == 0 && !out_json())
 		fprintf(stderr, "tree: the runner holds the tree this job "
 		    "sent; the next run sends only changes\n");
-	run_print_result(&o, ctx->args.pos[0]);
+	run_print_result(&o, ctx->args.pos[0],
+	    args_get(&ctx->args, "save") != NULL);
 	r = run_exit_code(&o.rm);
 	if (args_get(&ctx->args, "save") != NULL)
 		r = run_save(&cs, &o, args_get(&ctx->args, "save"), r);

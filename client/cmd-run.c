@@ -559,8 +559,37 @@ run_print_dropped(const struct alx_result_output *ro)
 	    (long long)ro->s[0].size, (long long)ro->s[1].size);
 }
 
+/*
+ * The files the job wrote to $AIRLOX_OUT, when they are not being saved:
+ * their names (the first RUN_FILES_SHOWN) and how to save them.
+ */
+#define RUN_FILES_SHOWN	8
+static void
+run_print_files(const struct alx_resultmeta *rm, const char *idtxt)
+{
+	char	size[64];
+	int64_t	total = 0;
+	size_t	i;
+
+	if (rm->nfiles == 0)
+		return;
+	for (i = 0; i < rm->nfiles; i++)
+		total += rm->files[i].size;
+	out_size(size, sizeof(size), total);
+	fprintf(stderr, "files · %zu (%s)", rm->nfiles, size);
+	for (i = 0; i < rm->nfiles && i < RUN_FILES_SHOWN; i++) {
+		fprintf(stderr, " · ");
+		out_safe(stderr, rm->files[i].name, strlen(rm->files[i].name));
+	}
+	if (rm->nfiles > RUN_FILES_SHOWN)
+		fprintf(stderr, " · %zu more", rm->nfiles - RUN_FILES_SHOWN);
+	/* "--" before the id: one in 64 starts with '-'. */
+	fprintf(stderr, " · not saved: airlox result --save DIR -- %s\n",
+	    idtxt);
+}
+
 void
-run_print_result(const struct job_outcome *o, const char *idtxt)
+run_print_result(const struct job_outcome *o, const char *idtxt, int saving)
 {
 	const struct alx_resultmeta	*rm = &o->rm;
 	char				 line[256];
@@ -593,6 +622,8 @@ run_print_result(const struct job_outcome *o, const char *idtxt)
 	fprintf(stderr, "\n");
 	run_print_dropped(&rm->output);
 	run_print_env(rm->env);
+	if (!saving)
+		run_print_files(rm, idtxt);
 }
 
 int
@@ -799,7 +830,7 @@ again:
 			goto again;
 		}
 	}
-	run_print_result(&o, idtxt);
+	run_print_result(&o, idtxt, args_get(&ctx->args, "save") != NULL);
 	/* A runner from before argv jobs cannot decode one: it refuses. */
 	if (jm.argv != NULL && o.rm.status == ALX_JOB_REFUSED &&
 	    strcmp(o.rm.reason, alx_errname(ALX_ERR_NOT_ALLOWED)) == 0 &&

@@ -38,6 +38,24 @@ is $? 0 "result JOB --save, into the same folder"
 is "$(cat "$T/dl/a.txt"):$(cat "$T/dl/a.txt.1"):$(cat "$T/dl/d/b.txt.1")" \
     "one:one:two" "nothing written over: the second copies are NAME.1"
 like "$(cat "$T/r1.err")" '^saved .*/dl/a\.txt\.1$' "  and it says where"
+lacks "$(cat "$T/r1.err")" "files ·" "  no line of files not saved"
+
+# Without --save: a line under the footer names the files and the command
+# that saves them, which pasted as it is (DIR named) saves them.
+INV=$SENDER ax bob result "$J1" >"$T/r0.out" 2>"$T/r0.err"
+line=$(grep '^files · ' "$T/r0.err")
+like "$line" "^files · 2 \\(8 bytes\\) · (a\.txt · d/b\.txt|d/b\.txt · a\.txt) · not saved: airlox result --save DIR -- $J1\$" \
+    "result without --save: a line names the files, and how to save them"
+mkdir "$T/pasted"
+cmd=$(printf '%s\n' "$line" | sed 's/.*not saved: airlox //; s|DIR|'"$T/pasted"'|')
+eval "INV=\$SENDER ax bob $cmd" >/dev/null 2>&1
+is "$?:$(cat "$T/pasted/a.txt"):$(cat "$T/pasted/d/b.txt")" "0:one:two" \
+    "  that command saves them"
+INV=$SENDER ax bob run --timeout 60s --on box -- sh -c \
+    'for i in 1 2 3 4 5 6 7 8 9 10; do : >"$AIRLOX_OUT/f$i"; done' \
+    >/dev/null 2>"$T/r10.err"
+like "$(grep '^files · ' "$T/r10.err")" '^files · 10 \(0 bytes\)( · f[0-9]+){8} · 2 more · not saved' \
+    "run without --save: the first 8 names of 10 files, and how many more"
 
 # One file: the payload itself.
 mkdir "$T/one"
