@@ -6,7 +6,8 @@
 # so that pasting it back into a shell gives the same words; --json has it
 # as an array. The footer is followed by the result's env on one line. A
 # job meta that has both a command line and an argv, or an
-# empty argv, is refused with the reason, never run.
+# empty argv, is refused with the reason, never run; a runner from before
+# argv jobs refuses them, and run says so and what to do.
 #
 # Docker is skipped with the reason when AIRLOX_SKIP_DOCKER=1, without root,
 # or when dockerd cannot start; the local sandbox needs root here.
@@ -103,4 +104,26 @@ for kind in both emptyargv; do
 	like "$(json_get "$T/c.json" 'j.get("stderr")')" "cannot read the job's description" \
 	    "  and the refusal says why"
 done
+
+# A runner older than argv jobs cannot decode one and refuses it as
+# not_allowed, with no words of its own (craft-job refuse sends just that,
+# as an approved runner "old"): run says what happened and what to do.
+AIRLOX_INVITE=$RUNNER XDG_CACHE_HOME=$T/c-old CRAFT_NAME=old "$CRAFT" join - \
+    >/dev/null
+wait_for joined old &&
+    INV=$OWNER ax alice session approve --accept-weaker old >/dev/null
+ok $? "a runner from before argv jobs is approved as old"
+INV=$SENDER ax bob run --timeout 120s --on old -- echo hi >"$T/old.out" \
+    2>"$T/old.err" &
+OLD_RUN=$!
+header() { grep -q '^old · job ' "$T/old.err"; }
+wait_for header
+J=$(sed -n 's/^old · job \([A-Za-z0-9_-]*\) · .*/\1/p' "$T/old.err")
+AIRLOX_INVITE=$RUNNER XDG_CACHE_HOME=$T/c-old CRAFT_NAME=old "$CRAFT" refuse \
+    "$J" >"$T/old.craft"
+like "$(cat "$T/old.craft")" ' posted$' "  it refuses the job"
+wait "$OLD_RUN"
+is $? 120 "  run exits with the refusal's code (120)"
+like "$(cat "$T/old.err")" '^note: a runner older than this client refuses a command sent as words .*--shell FILE' \
+    "  and says an older runner refuses such a job, and what to do"
 done_testing

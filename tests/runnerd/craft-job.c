@@ -22,6 +22,10 @@
  *	craft-job cancel JOB		a cancel of JOB (by whoever this is)
  *	craft-job result JOB		a runner's result for JOB, bound to its
  *					hash, saying all tests passed
+ *	craft-job refuse JOB		a runner's refusal of JOB as a runner
+ *					from before argv jobs sends it (it
+ *					cannot decode one): not_allowed, no
+ *					words of its own
  *	craft-job badmeta -		a text message, validly signed, whose
  *					meta is sealed under a key no member has
  *	craft-job files JOB FILE LIST	a runner's result for JOB whose
@@ -114,9 +118,12 @@ craft_item(struct csession *cs, const char *kind, const uint8_t *reply_to,
 	return r;
 }
 
-/* A result for job id, signed by this (runner) participant. */
+/*
+ * A result for job id, signed by this (runner) participant: completed, or
+ * (refuse) refused as not_allowed.
+ */
 static int
-craft_result(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+craft_result(struct csession *cs, const uint8_t id[ALX_ID_LEN], int refuse,
     uint8_t out_id[ALX_ID_LEN])
 {
 	const struct alx_view_job	*vj;
@@ -135,6 +142,13 @@ craft_result(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 	rm.out = "all 312 tests passed\n";
 	rm.err = "";
 	rm.peak_memory = -1;
+	if (refuse) {
+		rm.status = ALX_JOB_REFUSED;
+		rm.has_exit = 0;
+		rm.out = "";
+		snprintf(rm.reason, sizeof(rm.reason), "%s",
+		    alx_errname(ALX_ERR_NOT_ALLOWED));
+	}
 	if ((r = alx_resultmeta_encode(&rm, &meta, &len)) != 0)
 		die("result", r);
 	r = craft_item(cs, "result", id, meta, 0, out_id);
@@ -272,7 +286,7 @@ main(int argc, char **argv)
 	    (r = csess_replay(&cs, NULL, NULL)) != 0)
 		die("session", r);
 	if ((strcmp(mode, "cancel") == 0 || strcmp(mode, "result") == 0 ||
-	    strcmp(mode, "files") == 0) &&
+	    strcmp(mode, "refuse") == 0 || strcmp(mode, "files") == 0) &&
 	    alx_b64_decode_exact(job, ALX_ID_LEN, arg, strlen(arg)) != 0)
 		return 2;
 	now = http_now(&cs.http);
@@ -312,7 +326,9 @@ main(int argc, char **argv)
 	else if (strcmp(mode, "cancel") == 0)
 		r = craft_item(&cs, "cancel", job, "{\"v\":1}", 0, id);
 	else if (strcmp(mode, "result") == 0)
-		r = craft_result(&cs, job, id);
+		r = craft_result(&cs, job, 0, id);
+	else if (strcmp(mode, "refuse") == 0)
+		r = craft_result(&cs, job, 1, id);
 	else if (strcmp(mode, "files") == 0)
 		r = craft_files(&cs, job, argv[3], argv[4], id);
 	else if (strcmp(mode, "badmeta") == 0)
