@@ -158,6 +158,9 @@ INV=$A_SENDER ax bob run --timeout 60s --on box --require CuGrid \
     -- echo shell ok >"$T/r3.out" 2>&1
 like "$(cat "$T/r3.out")" '^shell ok$' \
     "a requirement is matched by its PEP 503 name (CuGrid is cugrid)"
+like "$(grep -A1 'signed by runner' "$T/r3.out" | tail -1)" \
+    "^env · sandbox local · airlox [0-9][^ ]* · python $SYSVER · from venv · cugrid 0\\.1\\.0\$" \
+    "text: the env on one line under the footer, with each package's version"
 INV=$A_SENDER ax bob run --timeout 10s --on box --require 'cugrid==0.2.1' \
     "$T/job.py" >"$T/r4.out" 2>&1
 is $? 2 "a version in --require is a usage error"
