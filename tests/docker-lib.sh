@@ -18,7 +18,11 @@
 #				once, minutes; later runs reuse it); prints
 #				its path, or skips the test with the reason
 #
-# Callers call docker_stop from their own exit trap.
+#	docker_trap		an exit trap for a test on tests/client/lib.sh:
+#				kills $EXTRA_PIDS, stops dockerd, then that
+#				lib's cleanup
+#
+# Other callers call docker_stop from their own exit trap.
 
 DOCKER=docker
 [ -x /usr/bin/docker ] && DOCKER=/usr/bin/docker	# Debian's, the daemon's version
@@ -77,6 +81,18 @@ docker_stop() {
 	    sort -r | while IFS= read -r m; do umount -l "$m" 2>/dev/null; done
 	rm -rf "$DOCKER_DIR"
 	DOCKER_DIR=
+}
+
+docker_test_cleanup() {
+	for p in $EXTRA_PIDS; do
+		kill -9 "$p" 2>/dev/null
+	done
+	docker_stop
+	cleanup
+}
+
+docker_trap() {
+	trap docker_test_cleanup EXIT
 }
 
 docker_cache_tar() {

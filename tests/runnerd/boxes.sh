@@ -13,16 +13,8 @@
 . "$top_srcdir/tests/docker-lib.sh"
 IMG=airlox-test/python:bookworm
 
-boxes_cleanup() {
-	for p in $EXTRA_PIDS; do
-		kill -9 "$p" 2>/dev/null
-	done
-	docker_stop
-	cleanup
-}
-
 boxes_init() {
-	trap boxes_cleanup EXIT
+	docker_trap
 	BOXES="process"
 	[ "$(id -u)" -eq 0 ] && BOXES="local $BOXES"
 	DOCKER_WHY=

@@ -20,14 +20,7 @@ need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 . "$top_srcdir/tests/docker-lib.sh"
 IMG=airlox-test/pyminimal:bookworm
-docker_test_cleanup() {
-	for p in $EXTRA_PIDS; do
-		kill -9 "$p" 2>/dev/null
-	done
-	docker_stop
-	cleanup
-}
-trap docker_test_cleanup EXIT
+docker_trap
 
 docker_start defaults
 $DOCKER info 2>/dev/null | grep -q 'Network:.*bridge' &&

@@ -22,14 +22,7 @@ need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 . "$top_srcdir/tests/docker-lib.sh"
 IMG=airlox-test/python:bookworm
-docker_test_cleanup() {
-	for p in $EXTRA_PIDS; do
-		kill -9 "$p" 2>/dev/null
-	done
-	docker_stop
-	cleanup
-}
-trap docker_test_cleanup EXIT
+docker_trap
 
 docker_start
 base=$(docker_cache_tar base-python python3 python3-venv python3-pip) || exit 0
