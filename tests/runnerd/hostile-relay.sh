@@ -62,8 +62,9 @@ is "$2" posted "the relay stores a job an observer signed"
 refused() { grep -q 'wrong_role' "$T/runner.log"; }
 wait_for refused
 ok $? "the runner refuses the item itself (wrong_role in its log)"
-sleep 2
-ok $(kill -0 "$RUNNER_PID" 2>/dev/null && echo 0 || echo 1) "the runner is still up"
+INV=$SENDER ax bob run --on box --timeout 60 -- echo after >"$T/after.out" \
+    2>"$T/after.err"
+is "$?:$(cat "$T/after.out")" "0:after" "the runner is still up: the next job runs"
 grep -q -e "$JOB" "$T/rstate/audit.log" 2>/dev/null
 ok $(test $? -ne 0 && echo 0 || echo 1) "the job was never admitted (not in the audit log)"
 ls "$T/rwork" | grep -q "job-$JOB"
