@@ -6,8 +6,10 @@
 # --json carries it as "output" events. A job that writes far more than the
 # session's largest item: the client and the runner keep their memory
 # bounded, the output is cut at item_max, and the footer says so loudly
-# with how much was dropped; a job that fills the session gets its result
-# all the same. With the real relay, runner and client.
+# with how much was dropped. 64 MB that all come back: run, run --json and
+# result JOB print them, and the runner sends them, in bounded memory. A
+# job that fills the session gets its result all the same, the footer
+# saying how much was dropped. With the real relay, runner and client.
 #
 # AIRLOX_TEST_BIG (default 200000000) is how many bytes the big job writes;
 # raise it (1000000000) to try a gigabyte by hand.
@@ -87,25 +89,24 @@ like "$(grep -A1 'signed by runner' "$T/res.err" | tail -1)" \
 # Far more than the session's largest item: memory stays bounded and the
 # footer says loudly what was dropped.
 hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
-# measured OUT WHO RUNNER CMD...: airlox run as WHO on RUNNER; its stdout and
-# stderr in $T/OUT.out and .err, its exit code and peak memory (KB) in
-# $T/OUT.rss.
+# measured OUT WHO ARGS...: airlox ARGS as WHO (the sender invite); its
+# stdout and stderr in $T/OUT.out and .err, its exit code and peak memory
+# (KB) in $T/OUT.rss.
 measured() {
-	_o=$1 _w=$2 _on=$3
-	shift 3
-	python3 - "$AX" "$T/$_o" "$SENDER" "$_w" "$_on" "$@" <<'PY' >"$T/$_o.rss"
+	_o=$1 _w=$2
+	shift 2
+	python3 - "$AX" "$T/$_o" "$SENDER" "$_w" "$@" <<'PY' >"$T/$_o.rss"
 import os, resource, subprocess, sys
-ax, out, inv, who, on = sys.argv[1:6]
-cmd = sys.argv[6:]
+ax, out, inv, who = sys.argv[1:5]
 env = dict(os.environ, AIRLOX_INVITE=inv)
 with open(out + ".out", "wb") as o, open(out + ".err", "wb") as e:
-    rc = subprocess.call([ax, who, "run", "--timeout", "600s", "--on", on,
-        "--"] + cmd, stdout=o, stderr=e, env=env)
+    rc = subprocess.call([ax, who] + sys.argv[5:], stdout=o, stderr=e,
+        env=env)
 print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 PY
 }
 before=$(hwm $RUNNER_PID)
-measured big bob box head -c "$BIG" /dev/zero
+measured big bob run --timeout 600s --on box -- head -c "$BIG" /dev/zero
 read rc crss <"$T/big.rss"
 is "$rc" 0 "a job writing $BIG bytes completes (exit 0)"
 got=$(wc -c <"$T/big.out")
@@ -120,14 +121,15 @@ after=$(hwm $RUNNER_PID)
 ok $? "the runner's memory stayed bounded (peak $before KB before, $after KB after)"
 
 # A large output that all comes back (the session allows 100 MB items):
-# the client prints it with bounded memory.
+# run, run --json and result JOB print it with bounded memory.
 create_session erin --mode execute --kinds shell --timeout 300 \
     --memory 256 --item-max 100M --session-max 300M
 runner_up wide
 ok $? "a session with 100 MB items, and its runner"
 LARGE=64000000
 before=$(hwm $RUNNER_PID)
-measured large frank wide head -c "$LARGE" /dev/urandom
+measured large frank run --timeout 600s --on wide -- head -c "$LARGE" \
+    /dev/urandom
 read rc crss <"$T/large.rss"
 is "$rc:$(wc -c <"$T/large.out")" "0:$LARGE" "a job's $LARGE bytes all came back"
 lacks "$(cat "$T/large.err")" "OUTPUT CUT" "  nothing dropped"
@@ -136,6 +138,31 @@ ok $? "the client printed them with bounded memory (peak $crss KB)"
 after=$(hwm $RUNNER_PID)
 [ "$after" -lt $((before + 48000)) ]
 ok $? "the runner sent them with bounded memory (peak $before KB before, $after KB after)"
+J=$(sed -n '1s/^wide · job \([A-Za-z0-9_-]*\) · .*/\1/p' "$T/large.err")
+measured again frank result -- "$J"
+read rc crss <"$T/again.rss"
+is "$rc:$(sha "$T/again.out")" "0:$(sha "$T/large.out")" \
+    "result JOB prints the same $LARGE bytes"
+[ "$crss" -lt 48000 ]
+ok $? "  with bounded memory (peak $crss KB)"
+measured json frank --json run --timeout 600s --on wide -- sh -c \
+    'yes 012345678 | head -c "$0"' "$LARGE"
+read rc crss <"$T/json.rss"
+python3 -c 'import json, sys
+n = 0
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e.get("event") == "output" and e["stream"] == "stdout":
+        n += len(e["data"])
+    elif e.get("event") == "result":
+        r = e
+assert n == int(sys.argv[2]) and r["stdout_bytes"] == n, (n, r["stdout_bytes"])
+assert r["stdout_truncated"] is True and len(r["stdout"]) == 1 << 20
+assert r["stdout"] == ("012345678\n" * (1 << 17))[:1 << 20]
+' "$T/json.out" "$LARGE"
+ok $? "run --json: output events carry the $LARGE bytes, the result the first MiB"
+[ "$rc" -eq 0 ] && [ "$crss" -lt 48000 ]
+ok $? "  exit 0, with bounded memory (peak $crss KB)"
 
 # A session that fills up: the relay refuses more output, yet the result
 # (a payload-less result may go a little past the session's size) comes,
