@@ -50,6 +50,16 @@ ok $? "the owner approves exactly the runner's key"
 INV=$SENDER ax bob run --timeout 60s --on box -- printf c >"$T/nonl.out" 2>&1
 like "$(cat "$T/nonl.out")" '^c$' "a job's output without a last newline"
 like "$(cat "$T/nonl.out")" '^── completed' "the footer starts on a line of its own"
+# So do result's and job logs' footers.
+INV=$SENDER ax bob --json run --timeout 60s --on box --no-wait -- printf d \
+    >"$T/nonl.json"
+NONL=$(json_get "$T/nonl.json" 'j["job"]')
+INV=$SENDER ax bob result --wait 60s -- "$NONL" >"$T/nonl-r.out" 2>&1
+like "$(cat "$T/nonl-r.out")" '^d$' "result: the output without a last newline"
+like "$(cat "$T/nonl-r.out")" '^── completed' "  and the footer on a line of its own"
+INV=$SENDER ax bob job logs -- "$NONL" >"$T/nonl-l.out" 2>&1
+like "$(cat "$T/nonl-l.out")" '^d$' "job logs: the output without a last newline"
+like "$(cat "$T/nonl-l.out")" '^── completed' "  and the footer on a line of its own"
 
 INV=$SENDER ax bob run --timeout 60s --on box -- sh -c \
     'echo hello; echo oops >&2; pwd; echo "$AIRLOX_OUT"; exit 3' \
