@@ -626,8 +626,10 @@ main(int argc, char **argv)
 		rn.ended = 0;		/* its state is removed already */
 		goto done;
 	}
+	/* An exit status: csess_open() printed the cause already. */
 	if (r != 0)
-		fatalx("cannot join the session: %s", alx_errname(r));
+		fatalx("cannot join the session: %s", r < 0 ? alx_errname(r) :
+		    "the cause is on the line above");
 	if (rn.cs.inv.role != ALX_ROLE_RUNNER)
 		fatalx("the invite is the session's %s invite, not its "
 		    "runner invite", alx_role_name(rn.cs.inv.role));

@@ -44,6 +44,20 @@ like "$(cat "$T/refused.err")" "cannot connect to 127\\.0\\.0\\.1:$DEAD: connect
     "names the address and the cause"
 lacks "$(cat "$T/refused.err")" "refused the session" "never says the relay refused the session"
 
+# A runner whose relay refuses the connection says so, not unknown_error.
+if [ -x "$RUNNERD" ]; then
+	mkdir -p "$T/rs" "$T/rw"
+	"$RUNNERD" --name box --sandbox process --allow-weaker-sandbox \
+	    --invite "http://127.0.0.1:$DEAD/s/AAAAAAAAAAAAAAAAAAAAAA#1.runner.4efNxI4VrETMQcwQIKwdcxwJJGh5n9pJN0z0rYMAZIg" \
+	    --state-dir "$T/rs" --work-root "$T/rw" >/dev/null 2>"$T/runner.err"
+	ok $([ $? -ne 0 ] && echo 0 || echo 1) "a runner whose relay is not there: exits non-zero"
+	like "$(cat "$T/runner.err")" "cannot connect to 127\\.0\\.0\\.1:$DEAD: connection refused" \
+	    "naming the address and the cause"
+	lacks "$(cat "$T/runner.err")" "unknown_error" "not unknown_error"
+else
+	skip "a runner whose relay is not there" "airlox-runnerd is not built"
+fi
+
 XDG_CACHE_HOME=$T/c-a "$AIRLOX" --json --relay https://relay.invalid session create \
     >"$T/dns.json" 2>"$T/dns.err"
 is $? 5 "session create, unknown host: exit 5"
