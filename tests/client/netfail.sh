@@ -25,17 +25,38 @@ with open(sys.argv[1], "w") as out:
 print(st, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 }
 
-# A port bound but not listening: connections to it are refused, and no
-# other test can take it meanwhile.
-python3 -c 'import os, socket, sys, time
+# held_port FILE refused|unanswered: a port of 127.0.0.1 held for the
+# test (no other can take it meanwhile), its number in FILE. refused: bound
+# but not listening, so connections are refused. unanswered: listening
+# with a one-place queue kept full, so the SYNs that come are dropped and
+# connect() waits as it would on a host that drops packets.
+held_port() {
+	python3 -c 'import os, select, socket, sys, time
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
-open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+port = s.getsockname()[1]
+fill = []
+if sys.argv[2] == "unanswered":
+    s.listen(0)
+    for i in range(3):
+        c = socket.socket()
+        c.setblocking(False)
+        try:
+            c.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        fill.append(c)
+    # The first is in the queue (connected) before the port is given out.
+    select.select([], [fill[0]], [])
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % port)
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 while True:
-    time.sleep(60)' "$T/dead" &
-EXTRA_PIDS="$EXTRA_PIDS $!"
-wait_for test -s "$T/dead"
+    time.sleep(60)' "$1" "$2" &
+	EXTRA_PIDS="$EXTRA_PIDS $!"
+	wait_for test -s "$1"
+}
+
+held_port "$T/dead" refused
 DEAD=$(cat "$T/dead")
 XDG_CACHE_HOME=$T/c-a "$AIRLOX" --relay "http://127.0.0.1:$DEAD" session create \
     >/dev/null 2>"$T/refused.err"
@@ -66,30 +87,9 @@ like "$(cat "$T/dns.err")" "cannot find the relay's host relay\\.invalid" \
 like "$(json_get "$T/dns.json" 'j["message"]')" "relay\\.invalid" "in --json too"
 lacks "$(cat "$T/dns.err")" "refused the session" "not a refusal either"
 
-# A connection that is never answered (no SYN-ACK): a listening socket
-# whose one-place queue is full drops the SYNs that come, so connect()
-# waits as it would on a host that drops packets. The connect timeout
+# A connection that is never answered (no SYN-ACK): the connect timeout
 # (--stall-timeout) ends it.
-python3 -c 'import os, socket, sys, time
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(0)
-port = s.getsockname()[1]
-fill = []
-for i in range(3):
-    c = socket.socket()
-    c.setblocking(False)
-    try:
-        c.connect(("127.0.0.1", port))
-    except BlockingIOError:
-        pass
-    fill.append(c)
-open(sys.argv[1] + ".tmp", "w").write("%d\n" % port)
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-while True:
-    time.sleep(60)' "$T/deaf" &
-EXTRA_PIDS="$EXTRA_PIDS $!"
-wait_for test -s "$T/deaf"
+held_port "$T/deaf" unanswered
 DEAF=$(cat "$T/deaf")
 XDG_CACHE_HOME=$T/c-a "$AIRLOX" --stall-timeout 3 --relay "http://127.0.0.1:$DEAF" \
     session create >/dev/null 2>"$T/deaf.err"
