@@ -111,9 +111,10 @@ relay_disk_check(char **why)
 	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	if (avail < relay_cfg.disk_watermark) {
 		relay_disk_low = 1;
-		relay_setcause(why, "free space %llu bytes is below the "
-		    "watermark of %llu", (unsigned long long)avail,
-		    (unsigned long long)relay_cfg.disk_watermark);
+		relay_setcause(why, "free space %.1f MiB is below the "
+		    "watermark of %.1f MiB (--disk-watermark)",
+		    (double)avail / 1048576.0,
+		    (double)relay_cfg.disk_watermark / 1048576.0);
 		return -1;
 	}
 	relay_disk_low = 0;

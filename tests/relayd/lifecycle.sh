@@ -33,7 +33,7 @@ ok $? "the readiness probe file is not left behind"
 start_relay --plain-http --disk-watermark 64T
 ok $? "relay starts with a 64T watermark"
 r=$(http GET /v1/health/ready)
-like "$r" '^503 \{"error":"not_ready","message":"free space [0-9]+ bytes is below the watermark' \
+like "$r" '^503 \{"error":"not_ready","message":"free space [0-9]+\.[0-9] MiB is below the watermark of [0-9]+\.[0-9] MiB \(--disk-watermark\)' \
     "ready is 503 not_ready below the watermark"
 r=$(http GET /v1/health/live)
 like "$r" '^200 \{"status":"live"' "live is still 200"
