@@ -141,8 +141,13 @@ sse_once(struct http_conn *hc, struct sse_state *s, const char *path,
 	if (*status != 0 && *status != 200)
 		return reply_error(*status, s->err.data, s->err.len, NULL,
 		    NULL, NULL);
+	/*
+	 * The deadline: curl's timer may end a moment before our clock
+	 * says it passed, and a time shorter than a connect timeout or a
+	 * silence of the stall window can only have ended that way.
+	 */
 	if (cc == CURLE_OPERATION_TIMEDOUT && timeout_ms > 0 &&
-	    mono_ms() >= s->deadline)
+	    (mono_ms() >= s->deadline || timeout_ms < hc->stall_s * 1000))
 		return ALX_ERR_EXPIRED;
 	if (cc == CURLE_OK || cc == CURLE_ABORTED_BY_CALLBACK) {
 		log_debug("sse: stream ended: %s", curl_easy_strerror(cc));
