@@ -18,7 +18,7 @@
 #				once, minutes; later runs reuse it); prints
 #				its path, or skips the test with the reason
 #
-#	docker_trap		an exit trap for a test on tests/client/lib.sh:
+#	docker_trap		an exit trap for a test on tests/lib.sh:
 #				kills $EXTRA_PIDS, stops dockerd, then that
 #				lib's cleanup
 #

@@ -1,7 +1,6 @@
-# tap.sh: TAP helpers for the shell tests (sourced, POSIX sh), shared by
-# tests/client/lib.sh, tests/relayd/lib.sh, tests/runnerd/lib.sh and
-# tests/packaging/lib.sh. ok/is/like/has/lacks/todo/skip print one result
-# line each; skip_all and need skip a
+# tap.sh: the TAP part of the shell tests' library (sourced by tests/lib.sh,
+# POSIX sh; tests/runnerd/vocabulary.sh uses it alone). ok/is/like/has/
+# lacks/todo/skip print one result line each; skip_all and need skip a
 # whole test; tap_plan prints the plan and fails when a check failed.
 
 tap_n=0

@@ -3,7 +3,7 @@
 # hands over the invite; a wrong code fails, is counted, and three wrong
 # ones cancel the code; a code whose creator was killed ends receive with
 # a message (it used to wait for as long as the code lived at the relay).
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
 has_endpoint POST /v1/codes || skip_all "relay lacks POST /v1/codes"

@@ -2,7 +2,7 @@
 # exchange.sh: two and three participants exchange text and files through
 # the real relay (bytes compared), an observer cannot send, a sender cannot
 # close the session, and every command's --json output parses as JSON.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3 cmp
 start_relay || skip_all "the relay did not start"
 has_endpoint POST /v1/sessions/x/items || skip_all "relay lacks POST /v1/sessions/{sid}/items"

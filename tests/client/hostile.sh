@@ -3,7 +3,7 @@
 # items (a proxy in front of the real relay, hostile-proxy.py) is caught by
 # the client every time: exit status 6, nothing shown, no file written. And
 # a post whose answer was lost is not reported as failed, nor stored twice.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 # Clients sign for the proxy's address (127.0.0.1, another port), which
 # the proxy passes on as Host: a name of the relay.

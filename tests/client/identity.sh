@@ -5,7 +5,7 @@
 # (once, 0600 in the config dir) and shows it, the operator lists it, and
 # session create and machine add sign with it. Others are refused with a
 # message that says what to do.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 
 # as_user NAME [ARGS]: airlox as NAME (its own config directory).

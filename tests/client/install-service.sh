@@ -3,7 +3,7 @@
 # the runner's state dir (0600) and writes the user unit from
 # contrib/systemd/airlox-runner.service, filled in with the options given,
 # and systemd-analyze accepts it where it is installed.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
 create_session alice --mode execute || skip_all "no session"

@@ -5,7 +5,7 @@
 # The relay is the test build (tests/relayd/airlox-relayd-test): its hidden
 # POST /v1/test/clock moves the expiry clock, so a session expires when the
 # test says, not when a busy machine gets round to it.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 RELAYD=$top_builddir/tests/relayd/airlox-relayd-test
 case $RELAYD in /*) ;; *) RELAYD=$(pwd)/$RELAYD ;; esac

@@ -8,7 +8,7 @@
 # ids in the prompt and never the text; send --to NAME resolves from the
 # verified participants without reading the log, and refuses an unknown
 # or ambiguous name.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
 has_endpoint GET /v1/sessions/x/log || skip_all "relay lacks GET /v1/sessions/{sid}/log"

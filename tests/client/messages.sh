@@ -8,7 +8,7 @@
 # code prints a receive command that names the relay; "an observer" (and a
 # runner given its invite names the role); sizes in MiB; one "(default:
 # ...; repeatable)"; a cache directory below missing folders is made (0700).
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 
 # A relay that lets only the holders of a token create sessions, keeps

@@ -7,7 +7,7 @@
 # bounded memory; a broken event stream (a line that never ends, an event
 # that is not JSON, a web page, silence) ends watch with exit 5 for the
 # relay's fault, not 1.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 # Clients sign for the proxy's address (127.0.0.1, another port), which
 # the proxy passes on as Host: a name of the relay.

@@ -4,7 +4,7 @@
 # it when they do arrive. The sender talks through a proxy that holds chunk
 # uploads until the test lets them go (hostile-proxy.py, mode holdput); the
 # listener talks to the relay.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 # Clients sign for the proxy's address (127.0.0.1, another port), which
 # the proxy passes on as Host: a name of the relay.

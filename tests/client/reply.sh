@@ -2,7 +2,7 @@
 # reply.sh: the client reads what a relay answers as hostile input
 # (alxs_reply.c): a Retry-After it cannot sleep on for long, whatever its
 # number; the retries stop after their count with the error the relay named.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
 create_session alice || skip_all "session create failed"

@@ -3,7 +3,7 @@
 # participant: a revoked sender can no longer post or read new items, its
 # old invite cannot join again, a rotated role's old invite fails with
 # revoked, and the others carry on (kept members keep reading and posting).
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
 has_endpoint PUT /v1/sessions/x/manifest || skip_all "relay lacks PUT /v1/sessions/{sid}/manifest"

@@ -8,7 +8,7 @@
 # nothing posted), keeps the newest version it verified in its cache
 # (0600), and so does every later command; a log cut before version 2
 # (rollback-log) is refused the same way.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 # Clients sign for the proxy's address (127.0.0.1, another port), which
 # the proxy passes on as Host: a name of the relay.

@@ -2,7 +2,7 @@
 # sse.sh: watch follows the relay's Server-Sent Events stream and resumes
 # after the relay restarts (Last-Event-ID), showing every item exactly once;
 # it stops when the owner closes the session.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
 has_endpoint GET /v1/sessions/x/stream || skip_all "relay lacks GET /v1/sessions/{sid}/stream"

@@ -5,7 +5,7 @@
 # owner: the human output has no control bytes and indents every line of
 # the message, while --json keeps the text exactly. A relay's error message
 # with escape sequences in it is printed without them.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 start_relay || skip_all "the relay did not start"
 

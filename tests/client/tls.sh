@@ -2,7 +2,7 @@
 # tls.sh: the client verifies the relay's TLS certificate: a private CA is
 # trusted through --ca-file or AIRLOX_CA_FILE, and without it the client
 # refuses (exit 6) and says how to fix it.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3 openssl
 
 openssl req -x509 -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \

@@ -7,7 +7,7 @@
 # too); outside one git repository (a plain folder, one holding two, the
 # home folder) refused unless --tree-folder, then the current
 # directory; a delta against the confirmed tree holds only what changed.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need git tar python3
 TOOL=${TREE_TOOL:-$top_builddir/tests/client/tree-tool}
 case $TOOL in /*) ;; *) TOOL=$(pwd)/$TOOL ;; esac

@@ -111,13 +111,13 @@ cid=$($DOCKER run -d --network host --health-interval 1s --health-start-period 1
 ok $? "docker run (port $port, a named volume on /data)"
 CIDS="$CIDS $cid"
 health() { curl -fsS --max-time 2 "$URL/v1/health"; }
-wait_for 120 health
+wait_for health
 ok $? "GET /v1/health answers 200"
 like "$(curl -sS --max-time 2 "$URL/v1/health")" '"status": *"ok"' "with status ok"
 is "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$URL/v1/health/ready")" 200 \
     "GET /v1/health/ready answers 200 (the volume is writable by user 10001)"
 healthy() { [ "$($DOCKER inspect -f '{{.State.Health.Status}}' "$cid")" = healthy ]; }
-wait_for 120 healthy
+wait_for healthy
 ok $? "docker reports the container healthy (the check found port $port)"
 pid=$($DOCKER inspect -f '{{.State.Pid}}' "$cid")
 is "$(stat -c %u "/proc/$pid" 2>/dev/null)" 10001 "the relay's process runs as uid 10001"
@@ -149,7 +149,7 @@ is "$(jget "$T/read.json" 'j["text"]' 2>/dev/null)" "hello through the container
 
 # The data is on the volume and survives a restart of the container.
 $DOCKER restart -t 20 "$cid" >/dev/null
-wait_for 120 health
+wait_for health
 ok $? "the relay answers again after docker restart"
 ax alice "$OWNER" --json read "$id" >"$T/read2.json" 2>>"$T/client.err"
 is "$(jget "$T/read2.json" 'j["text"]' 2>/dev/null)" "hello through the container" \
@@ -164,7 +164,7 @@ port=$(free_port)
 URL=http://127.0.0.1:$port
 cid=$($DOCKER run -d --network host -e AIRLOX_LISTEN="127.0.0.1:$port" "$IMAGE" --ephemeral)
 CIDS="$CIDS $cid"
-wait_for 120 health
+wait_for health
 ok $? "docker run IMAGE --ephemeral serves"
 XDG_CACHE_HOME="$T/c-carol" ASAN_OPTIONS=detect_leaks=0 "$AIRLOX" --relay "$URL" \
     session create --json >/dev/null 2>>"$T/client.err"

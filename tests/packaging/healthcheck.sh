@@ -7,30 +7,16 @@
 HC=$top_builddir/contrib/docker/airlox-healthcheck
 [ -x "$HC" ] || skip_all "contrib/docker/airlox-healthcheck is not built"
 [ -x "$RELAYD" ] || skip_all "relayd/airlox-relayd is not built"
-RELAY_PID=
-CLEANUP_HOOK='stop_relay'
-stop_relay() {
-	[ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null && wait "$RELAY_PID" 2>/dev/null
-	RELAY_PID=
-}
-start_relay() {	# start_relay ADDR ARGS...
-	rm -f "$T/port"
-	a=$1
-	shift
-	"$RELAYD" --listen "$a" --port-file "$T/port" --data "$T/data" "$@" \
-	    >>"$T/relay.log" 2>&1 &
-	RELAY_PID=$!
-	wait_for 120 test -s "$T/port"
-}
+RELAY_ARGS=		# each start below says plain HTTP or TLS
 unset AIRLOX_CERT AIRLOX_PORT_FILE
 mkdir -p "$T/data"
 
 "$HC" -f "$T/port" >/dev/null 2>&1
 is $? 1 "no port file: unhealthy"
 
-start_relay 127.0.0.1:0 --plain-http
+start_relay --plain-http
 ok $? "the relay starts on port 0 and writes its port file"
-wait_for 120 "$HC" -f "$T/port"
+wait_for "$HC" -f "$T/port"
 ok $? "healthy while the relay serves (-f)"
 AIRLOX_PORT_FILE=$T/port "$HC"
 ok $? "healthy, the port file named by AIRLOX_PORT_FILE"
@@ -44,8 +30,8 @@ AIRLOX_PORT_FILE=$T/port "$HC" -t 2 2>/dev/null
 is $? 1 "the relay stopped: unhealthy"
 
 # A wildcard address in the port file is asked on loopback.
-start_relay 0.0.0.0:0 --plain-http
-wait_for 120 env AIRLOX_PORT_FILE="$T/port" "$HC"
+RELAY_LISTEN=0.0.0.0:0 start_relay --plain-http
+wait_for env AIRLOX_PORT_FILE="$T/port" "$HC"
 ok $? "a relay on 0.0.0.0 is asked on 127.0.0.1"
 stop_relay
 
@@ -53,9 +39,10 @@ if command -v openssl >/dev/null 2>&1 &&
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
     -keyout "$T/key.pem" -out "$T/cert.pem" -days 1 -subj /CN=relay.example \
     >/dev/null 2>&1; then
-	start_relay 127.0.0.1:0 --cert "$T/cert.pem" --key "$T/key.pem"
+	SCHEME=https CURL_TLS=-k start_relay --cert "$T/cert.pem" \
+	    --key "$T/key.pem"
 	ok $? "a TLS relay starts"
-	AIRLOX_CERT=$T/cert.pem wait_for 120 env AIRLOX_PORT_FILE="$T/port" "$HC"
+	AIRLOX_CERT=$T/cert.pem wait_for env AIRLOX_PORT_FILE="$T/port" "$HC"
 	ok $? "healthy over TLS when AIRLOX_CERT is set"
 	AIRLOX_PORT_FILE=$T/port "$HC" -t 2 2>/dev/null
 	is $? 1 "plain HTTP to the TLS relay is not taken for health"

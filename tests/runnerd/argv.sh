@@ -11,7 +11,7 @@
 #
 # Docker is skipped with the reason when AIRLOX_SKIP_DOCKER=1, without root,
 # or when dockerd cannot start; the local sandbox needs root here.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 CRAFT=$top_builddir/tests/runnerd/craft-job

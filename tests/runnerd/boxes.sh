@@ -1,5 +1,5 @@
 # boxes.sh: the sandboxes a runner test sends its jobs to, each served by
-# a runner of that name (sourced, POSIX sh, after tests/client/lib.sh).
+# a runner of that name (sourced, POSIX sh, after tests/lib.sh).
 #
 #	boxes_init	BOXES: local (as root), process, and docker when a
 #			private dockerd starts here (tests/docker-lib.sh)

@@ -13,7 +13,7 @@
 #
 # Skipped with the reason when AIRLOX_SKIP_DOCKER=1 (scripts/test.sh sets
 # it for the sanitizer pass), without root, or when dockerd cannot start.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 [ "${AIRLOX_SKIP_DOCKER:-0}" = 1 ] &&
     skip_all "AIRLOX_SKIP_DOCKER=1 (the Docker tests run in the first pass only)"
 need python3

@@ -15,7 +15,7 @@
 #
 # Skipped with the reason when AIRLOX_SKIP_DOCKER=1 (scripts/test.sh sets
 # it for the sanitizer pass), without root, or when dockerd cannot start.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 [ "${AIRLOX_SKIP_DOCKER:-0}" = 1 ] &&
     skip_all "AIRLOX_SKIP_DOCKER=1 (the Docker tests run in the first pass only)"
 need python3
@@ -150,7 +150,6 @@ wait_for running
 ok $? "a long job's container is running"
 kill -9 "$RUNNER_PID"
 wait "$RUNNER_PID" 2>/dev/null
-sleep 1
 is "$(ours)" 1 "the runner died (kill -9); its container was left"
 start_runner
 left_gone() { [ "$(ours)" -eq 0 ]; }

@@ -7,7 +7,7 @@
 # verified view of the session must refuse that item: it passes over it,
 # naming its author and the rule (wrong_role), and reads on; the job never
 # runs, nothing is signed for it, and the runner stays up.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 RELAYD=$top_builddir/tests/relayd/airlox-relayd-test
 case $RELAYD in /*) ;; *) RELAYD=$(pwd)/$RELAYD ;; esac
 [ -x "$RELAYD" ] || skip_all "no $RELAYD (make check builds it)"

@@ -5,7 +5,7 @@
 # holds only the runner invite (joined, never approved) follow the same log
 # and see that the items exist, but read nothing of them; the owner and the
 # sender read all of it. With the real relay, runner and client.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 

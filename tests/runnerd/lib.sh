@@ -1,32 +1,28 @@
-# lib.sh: shared setup of the sandbox tests (sourced; TAP output).
+# lib.sh: what the sandbox tests share beyond tests/lib.sh (sourced; TAP
+# output).
 #
-# Provides: SBRUN, SHIM, PROBE, $T (temp dir, removed on exit), WS and OUT
-# (fresh per run_job), run_job [sandbox-run options] -- command: runs it
-# and stores the JSON outcome in $RES; jget KEY: a member of $RES.
+# Provides: SBRUN, SHIM, PROBE, WS and OUT (fresh per run_job), run_job
+# [sandbox-run options] -- command: runs it and stores the JSON outcome in
+# $RES; jget KEY: a member of $RES. Files named in CLEANUP_FILES (outside
+# $T) are removed at exit.
 
-: "${top_builddir:=.}"
+. "${top_srcdir:-.}/tests/lib.sh"
 SBRUN=$top_builddir/tests/runnerd/sandbox-run
 SHIM=$top_builddir/runnerd/airlox-shim
 PROBE=$top_builddir/tests/runnerd/probe
 PY=/usr/bin/python3
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/airlox-sbtest.XXXXXX") || exit 99
+# The jobs run as other uids: they must reach their folders under $T.
 chmod 755 "$T"
-cleanup() {
+CLEANUP_FILES=
+CLEANUP_HOOK=sb_cleanup
+sb_cleanup() {
 	for f in $CLEANUP_FILES; do rm -f "$f"; done
-	rm -rf "$T"
 }
-trap cleanup EXIT INT TERM
-
-. "${top_srcdir:-.}/tests/tap.sh"
 
 tap_on_fail() {	# after a failed check: the last job's result
 	[ -n "$RES" ] && echo "#   last result: $(printf %s "$RES" | cut -c1-600)"
 	return 0
-}
-
-done_testing() {
-	tap_plan
 }
 
 need_local() {

@@ -12,7 +12,7 @@
 # line and exits 0, so `airlox runner serve` does not start it again; so
 # does the machine's runner after `machine rm`, and again when it is
 # started later on the same state dir.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3 curl
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"

@@ -5,7 +5,7 @@
 # machine name; off a terminal without --yes nothing is approved; a runner
 # whose report has a FAIL is not approved without --accept-weaker; machine
 # ls, invite and rm.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"
@@ -69,11 +69,8 @@ airlox --json run --timeout 60s --on net -- sh -c \
 like "$(json_get "$T/net.json" 'j["stdout"]')" 'curl=[1-9]' \
     "a job cannot reach a name the session does not allow"
 is "$(json_get "$T/net.json" 'j["env"].get("sandbox")')" local "(local sandbox)"
-i=0
-while [ $i -lt 600 ] && ! airlox machine denied net 2>/dev/null |
-    grep -q denied.test; do
-	i=$((i + 1)); sleep 0.2
-done
+denied_listed() { airlox machine denied net 2>/dev/null | grep -q denied.test; }
+wait_for denied_listed
 like "$(airlox machine denied net)" 'denied\.test' \
     "machine denied lists the refused name"
 

@@ -8,7 +8,7 @@
 # job that no runner takes before its --wait-runner time ends `run` at
 # once with exit 122, long before --timeout. With the real relay, runner
 # and client.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 
@@ -34,13 +34,7 @@ touch "$T/go"
 # Down until the client has given up on a whole round of tries and the
 # runner has the job's end to post: more than a few seconds (no bare sleep).
 long_wait_for() {	# up to 60 s
-	n=0
-	while [ $n -lt 600 ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		n=$((n + 1))
-		sleep 0.1
-	done
-	return 1
+	WAIT_S=60 wait_for "$@"
 }
 long_wait_for grep -q 'relay is unavailable.*retrying' "$T/run.err"
 ok $? "the client says on stderr that it is retrying"

@@ -13,7 +13,7 @@
 #
 # AIRLOX_TEST_BIG (default 200000000) is how many bytes the big job writes;
 # raise it (1000000000) to try a gigabyte by hand.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 BIG=${AIRLOX_TEST_BIG:-200000000}

@@ -16,7 +16,7 @@
 #      and the real result still arrives.
 #   4. A job whose key is not wrapped to the owner: the relay refuses it;
 #      stored anyway, the runner passes over it and nothing runs.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 RELAYD=$top_builddir/tests/relayd/airlox-relayd-test
 case $RELAYD in /*) ;; *) RELAYD=$(pwd)/$RELAYD ;; esac
 [ -x "$RELAYD" ] || skip_all "no $RELAYD (make check builds it)"

@@ -15,7 +15,7 @@
 # online (no_runner); and, once a new runner of that name is online but
 # not approved, that runner by key with the command that approves it
 # (not_approved).
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"

@@ -18,19 +18,10 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \
 PIDS=
 trap 'for p in $PIDS; do kill $p 2>/dev/null; done; cleanup' EXIT INT TERM
 
-# wait_line FILE PATTERN: until FILE holds a line matching PATTERN
-wait_line() {
-	i=0
-	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 2400 ]; do
-		i=$((i + 1)); "$PY" -c 'import time; time.sleep(0.05)'
-	done
-	grep -q "$2" "$1"
-}
-
 openssl s_server -accept 127.0.0.1:0 -cert "$T/cert.pem" -key "$T/key.pem" \
     -www -naccept 100 > "$T/tls.out" 2>&1 &
 PIDS="$PIDS $!"
-wait_line "$T/tls.out" '^ACCEPT' || { echo "Bail out! s_server"; exit 99; }
+wait_for grep -q '^ACCEPT' "$T/tls.out" || { echo "Bail out! s_server"; exit 99; }
 SPORT=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' "$T/tls.out")
 mkdir -p "$T/www" && echo "plain-page-$$" > "$T/www/index.html"
 "$PY" -c 'import http.server, socketserver, sys, os
@@ -41,7 +32,7 @@ s = socketserver.TCPServer(("127.0.0.1", 0), h)
 print(s.server_address[1], flush=True)
 s.serve_forever()' "$T/www" > "$T/http.port" &
 PIDS="$PIDS $!"
-wait_line "$T/http.port" '[0-9]' || { echo "Bail out! http server"; exit 99; }
+wait_for grep -q '[0-9]' "$T/http.port" || { echo "Bail out! http server"; exit 99; }
 HPORT=$(head -1 "$T/http.port")
 
 MAP="allowed.test=+127.0.0.1:$SPORT,www.allowed.test=+127.0.0.1:$SPORT"
@@ -56,7 +47,7 @@ mkfifo "$T/a.in"
 "$PT" front -s "$T/state" -H "$MAP" -j job-a -a "$ALLOW" < "$T/a.in" > "$T/a.out" 2>&1 &
 PIDS="$PIDS $!"
 exec 8> "$T/a.in"
-wait_line "$T/a.out" '^port ' || { echo "Bail out! front"; cat "$T/a.out"; exit 99; }
+wait_for grep -q '^port ' "$T/a.out" || { echo "Bail out! front"; cat "$T/a.out"; exit 99; }
 P=$(sed -n 's/^port //p' "$T/a.out")
 
 # req PORT TEXT: send raw bytes (Python escapes), print the status code
@@ -205,7 +196,7 @@ is "$got" 503 "the 33rd concurrent connection of a job gets 503"
 is "$(tls https://allowed.test/)" "200 200" "the proxy still serves afterwards"
 
 echo log >&8
-wait_line "$T/a.out" '^count ' || true
+wait_for grep -q '^count ' "$T/a.out" || true
 logc=$(sed -n 's/^count \([0-9]*\) .*/\1/p' "$T/a.out")
 log=$(cat "$T/a.out")
 has "$log" '"host":"denied.test","port":443,"method":"CONNECT","reason":"not_allowed"' \
@@ -227,7 +218,7 @@ has "$log" '"host":"allowed.test","port":443,"method":"CONNECT","reason":"hello_
     "a tunnel without a hello is recorded"
 [ "${logc:-0}" -ge 30 ]; ok $? "the log holds every refusal ($logc)"
 echo end >&8
-wait_line "$T/a.out" '^denied ' || true
+wait_for grep -q '^denied ' "$T/a.out" || true
 is "$(sed -n 's/^denied \([0-9]*\) .*/\1/p' "$T/a.out")" "$logc" \
     "the job's denied count (for its result) matches the log"
 exec 8>&-
@@ -242,7 +233,7 @@ mkfifo "$T/b.in"
 "$PT" front -s "$T/state" -H "$MAP" -j job-b -P -a plain.test < "$T/b.in" > "$T/b.out" 2>&1 &
 PIDS="$PIDS $!"
 exec 9> "$T/b.in"
-wait_line "$T/b.out" '^port ' || { echo "Bail out! front b"; exit 99; }
+wait_for grep -q '^port ' "$T/b.out" || { echo "Bail out! front b"; exit 99; }
 PB=$(sed -n 's/^port //p' "$T/b.out")
 body=$(curl -s --max-time 20 --proxy "http://127.0.0.1:$PB" http://plain.test/index.html)
 is "$body" "plain-page-$$" "plain GET served when enabled"
@@ -258,7 +249,7 @@ is "$(reqr "$PB" "GET http://plain.test/ HTTP/1.1\r\nX-Ok: 1\r\n\r\n")" "200 -" 
     "a plain GET with an ordinary header is served"
 is "$(req "$PB" "CONNECT allowed.test:443 HTTP/1.1\r\n\r\n")" 403 "the second job's list is its own"
 echo log >&9
-wait_line "$T/b.out" '^count ' || true
+wait_for grep -q '^count ' "$T/b.out" || true
 lacks "$(cat "$T/b.out")" '"job":"job-a"' "a job's denials are not shown for another job"
 exec 9>&-
 # Both fronts stop on EOF; their output holds any sanitizer report.

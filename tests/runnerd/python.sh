@@ -13,7 +13,7 @@
 # a runtime the machine lacks, are refused at join with their messages; a
 # --python that fits is used as it is; a pin pip cannot meet refuses the
 # session's python jobs, naming it.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"
@@ -87,20 +87,9 @@ stop_runner() {
 	kill -TERM "$RUNNER_PID" 2>/dev/null
 	wait "$RUNNER_PID" 2>/dev/null
 }
-# wait_log FILE PATTERN: up to 120 s for a line in the runner's log.
-wait_log() {
-	i=0
-	while [ $i -lt 1200 ]; do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$RUNNER_PID" 2>/dev/null || { grep -Eq -- "$2" "$1"; return; }
-		i=$((i + 1))
-		sleep 0.1
-	done
-	return 1
-}
 ready() {
-	wait_log "$1" 'python: .*\((venv|--python|system)\)' &&
-	    wait_log "$1" 'joined session'
+	wait_log "$1" 'python: .*(\(venv\|--python\|system\))' \
+	    "$RUNNER_PID" && wait_log "$1" 'joined session' "$RUNNER_PID"
 }
 
 start_runner "$A_RUNNER" "$T/rstate" "$T/runner.log" --find-links "$T/wheels"
@@ -225,7 +214,7 @@ create_session frank --mode execute --kinds shell,python --timeout 60 \
 F_OWNER=$OWNER
 F_SENDER=$SENDER
 start_runner "$RUNNER" "$T/rstate4" "$T/runner5.log" --find-links "$T/wheels"
-wait_log "$T/runner5.log" 'joined session'
+wait_log "$T/runner5.log" 'joined session' "$RUNNER_PID"
 ok $? "a session whose pin cannot be met: the runner still joins"
 like "$(cat "$T/runner5.log")" 'pip could not install cugrid==0\.3\.0' \
     "the log names the package"

@@ -6,7 +6,7 @@
 # sender in good standing posted at the same time. Before the fix the
 # runner decided each job as it met it in the log, when the revocation
 # was not yet in its view, and ran both.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"

@@ -7,7 +7,7 @@
 # mallory was still a sender, with a job mallory posted to it. Without the
 # check the runner would run that job; it refuses to start instead, and
 # nothing of mallory's runs.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"

@@ -5,7 +5,7 @@
 # duration, peak memory, path redaction; refusals; a busy runner; a
 # timeout; a relay restart mid-job delivers the result once; line breaks in a
 # job's meta do not split the owner's --json output.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"
@@ -208,14 +208,19 @@ wait_for none_left
 ok $? "nothing of the cancelled job is left"
 
 # The relay is killed during a job and restarted: the result arrives once.
+# The job ends when the file go appears in its workspace, made here once
+# the relay is back.
 INV=$SENDER ax bob --json run --on box --no-wait -- sh -c \
-    'echo begin; sleep 3; echo late' >"$T/nw.json"
+    'echo begin; while [ ! -e go ]; do sleep 0.1; done; echo late' \
+    >"$T/nw.json"
 JOB=$(json_get "$T/nw.json" 'j["job"]')
 wait_for logs_say "$JOB" begin
 kill -9 "$RELAY_PID"
 wait "$RELAY_PID" 2>/dev/null
 start_fixed_relay
 ok $? "the relay restarted on its port"
+touch "$T/rwork/job-$JOB/work/go"
+ok $? "the job is still running (its workspace is there)"
 INV=$SENDER ax bob --json result --wait 120s -- "$JOB" >"$T/late.json" 2>&1
 ok $? "the result arrives after the restart"
 like "$(json_get "$T/late.json" 'j["stdout"]')" 'late' "with its output"

@@ -7,7 +7,7 @@
 # in the signed list; a list whose name climbs out; a folder of DIR that is
 # a link to elsewhere. Nothing is written outside DIR, and the command
 # fails naming what it refused. With the real relay, runner and client.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 CRAFT=$top_builddir/tests/runnerd/craft-job

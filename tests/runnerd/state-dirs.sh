@@ -15,7 +15,7 @@ if [ -z "$AIRLOX_STATE_NS" ]; then
 	AIRLOX_STATE_NS=1 exec unshare -m --propagation private sh -c \
 	    'mount -t tmpfs -o mode=0755 tmpfs /var/lib && exec sh "$0"' "$0"
 fi
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 start_relay || skip_all "the relay did not start"

@@ -7,7 +7,7 @@
 # artifact of the first job survives; --fresh clears it; a delta the
 # runner cannot apply (its workspace was changed) falls back to the full
 # tree; a crafted .env is refused with the flag that allows it.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3 git
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"

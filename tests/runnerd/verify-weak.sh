@@ -54,10 +54,7 @@ if command -v openssl >/dev/null &&
 	    -key "$T/key.pem" -www -naccept 20 > "$T/tls.out" 2>&1 &
 	SPID=$!
 	trap 'kill $SPID 2>/dev/null; rm -rf "$SD"; cleanup' EXIT INT TERM
-	i=0
-	while ! grep -q '^ACCEPT' "$T/tls.out" && [ $i -lt 2400 ]; do
-		i=$((i + 1)); sleep 0.1
-	done
+	wait_for grep -q '^ACCEPT' "$T/tls.out"
 	SPORT=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' "$T/tls.out")
 fi
 if [ -n "${SPORT:-}" ]; then

@@ -5,7 +5,7 @@
 # must still own what the earlier one made: a runner with --concurrency 2,
 # bob's first job (slot 0) makes build/a.txt, carol keeps slot 0 busy, and
 # bob's second job (slot 1) appends to the file and creates next to it.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3 git
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "per-slot job uids need root"

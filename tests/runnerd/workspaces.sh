@@ -6,7 +6,7 @@
 # keeps its workspace by keeping its key: with the same AIRLOX_KEY secret,
 # a fresh cache is the same participant and finds its files; another
 # secret under the same name is another participant and does not.
-. "${top_srcdir:-.}/tests/client/lib.sh"
+. "${top_srcdir:-.}/tests/lib.sh"
 need python3 git
 [ -x "$RUNNERD" ] || skip_all "airlox-runnerd is not built"
 [ "$(id -u)" -eq 0 ] || skip_all "the local sandbox's full limits need root here"

@@ -1,26 +1,35 @@
-# lib.sh: shared by the client's integration tests (sourced, POSIX sh).
+# lib.sh: the one library of the shell tests (sourced, POSIX sh). Each
+# area's lib.sh (tests/relayd, tests/runnerd, tests/packaging) sources it
+# and adds only what is its own; the client's and the runner's end-to-end
+# tests source it directly.
 #
 # Each test gets a private directory ($T), starts the real airlox-relayd on
 # 127.0.0.1 port 0 (--port-file), waits for it by polling /v1/health (never
-# a fixed sleep), and a trap kills what it started. Participants are the
-# real airlox binary, each with its own cache directory ($T/c-NAME). TAP:
-# ok/is/like print lines, done_testing prints the plan.
+# a fixed sleep), and a trap kills what it started (RELAY_PID, EXTRA_PIDS)
+# and runs CLEANUP_HOOK. Participants are the real airlox binary, each with
+# its own cache directory ($T/c-NAME). TAP: tests/tap.sh prints the
+# results, done_testing the plan and the status.
+# shellcheck disable=SC2034 # variables for the tests that source this
 
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 RELAYD=${RELAYD:-$top_builddir/relayd/airlox-relayd}
 AIRLOX=${AIRLOX:-$top_builddir/client/airlox}
+RUNNERD=${RUNNERD:-$top_builddir/runnerd/airlox-runnerd}
 case $RELAYD in /*) ;; *) RELAYD=$(pwd)/$RELAYD ;; esac
 case $AIRLOX in /*) ;; *) AIRLOX=$(pwd)/$AIRLOX ;; esac
-RUNNERD=${RUNNERD:-$top_builddir/runnerd/airlox-runnerd}
 case $RUNNERD in /*) ;; *) RUNNERD=$(pwd)/$RUNNERD ;; esac
-T=$(mktemp -d "${TMPDIR:-/tmp}/client-test.XXXXXX") || exit 99
+T=$(mktemp -d "${TMPDIR:-/tmp}/airlox-$(basename "$0" .sh).XXXXXX") ||
+    exit 99
 RELAY_PID=
 EXTRA_PIDS=
+CLEANUP_HOOK=:
+: "${RELAY_ARGS=--plain-http --rate-limit 100000}"
 unset AIRLOX_INVITE AIRLOX_RELAY AIRLOX_NAME AIRLOX_DESCRIPTION AIRLOX_CA_FILE
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 
 cleanup() {
+	$CLEANUP_HOOK
 	for p in $EXTRA_PIDS $RELAY_PID; do
 		kill -9 "$p" 2>/dev/null
 	done
@@ -32,11 +41,12 @@ trap 'exit 1' INT TERM
 
 . "$top_srcdir/tests/tap.sh"
 
+# done_testing: the plan; after a failure, the tail of the relay's log.
 done_testing() {
 	tap_plan && exit 0
 	if [ -f "$T/relay.log" ]; then
 		echo "# relay log follows"
-		sed 's/^/#   /' "$T/relay.log" | tail -30
+		sed 's/^/#   /' "$T/relay.log" | tail -40
 	fi
 	exit 1
 }
@@ -45,10 +55,10 @@ done_testing() {
 # WAIT_S seconds (default 120: only a failing test waits that long, and a
 # loaded machine may need it).
 wait_for() {
-	i=0
-	while [ $i -lt $((${WAIT_S:-120} * 10)) ]; do
+	_wf_n=0
+	while [ $_wf_n -lt $((${WAIT_S:-120} * 10)) ]; do
 		"$@" >/dev/null 2>&1 && return 0
-		i=$((i + 1))
+		_wf_n=$((_wf_n + 1))
 		sleep 0.1
 	done
 	return 1
@@ -65,9 +75,10 @@ wait_log() {
 	done
 }
 
+# health: the relay at $URL answers /v1/health (CURL_TLS: curl's TLS
+# options, such as --cacert FILE, for a relay started with --cert).
 health() {
-	python3 -c 'import sys, urllib.request
-urllib.request.urlopen(sys.argv[1] + "/v1/health", timeout=10).read()' "$URL"
+	curl -fsS $CURL_TLS -o /dev/null "$URL/v1/health"
 }
 
 # streams N: the relay has N event streams open (a watch or listen that
@@ -78,35 +89,45 @@ j = json.load(urllib.request.urlopen(sys.argv[1] + "/v1/health", timeout=10))
 sys.exit(0 if j["streams"] == int(sys.argv[2]) else 1)' "$URL" "$1"
 }
 
-# start_relay [ARGS...]: plain HTTP on 127.0.0.1:0; sets RELAY_PID, URL.
+# start_relay [ARGS...]: airlox-relayd on RELAY_LISTEN (127.0.0.1:0) with
+# --port-file, its data in $T/data (RELAY_DATA_ARG replaces --data=...),
+# and RELAY_ARGS (default: plain HTTP, no rate limit; tests/relayd/lib.sh
+# empties it, its tests give every option) before ARGS. Waits until the
+# relay answers /v1/health; sets RELAY_PID, ADDR (host:port), URL
+# (SCHEME, default http) and AIRLOX_RELAY.
 start_relay() {
 	rm -f "$T/port"
-	"$RELAYD" --listen 127.0.0.1:0 --port-file "$T/port" --plain-http \
-	    --data "$T/data" --rate-limit 100000 "$@" >>"$T/relay.log" 2>&1 &
+	"$RELAYD" --listen "${RELAY_LISTEN:-127.0.0.1:0}" --port-file "$T/port" \
+	    ${RELAY_DATA_ARG-"--data=$T/data"} \
+	    $RELAY_ARGS "$@" \
+	    >>"$T/relay.log" 2>&1 &
 	RELAY_PID=$!
 	if ! wait_for test -s "$T/port"; then
 		diag "relay did not write its port file"
 		return 1
 	fi
-	URL=http://$(head -n 1 "$T/port")
+	ADDR=$(head -n 1 "$T/port")
+	URL=${SCHEME:-http}://$ADDR
 	export AIRLOX_RELAY="$URL"
 	wait_for health
 }
 
-# start_fixed_relay: the same on a port chosen once and kept ($PORT), so
-# that a relay restarted on it and the same data dir is the one the
+# start_fixed_relay: start_relay on a port chosen once and kept ($PORT),
+# so that a relay restarted on it and the same data dir is the one the
 # invites name.
 start_fixed_relay() {
 	[ -n "$PORT" ] || PORT=$(python3 -c 'import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	rm -f "$T/port"
-	"$RELAYD" --listen 127.0.0.1:$PORT --port-file "$T/port" --plain-http \
-	    --data "$T/data" --rate-limit 100000 >>"$T/relay.log" 2>&1 &
-	RELAY_PID=$!
-	wait_for test -s "$T/port" || return 1
-	URL=http://127.0.0.1:$PORT
-	export AIRLOX_RELAY="$URL"
-	wait_for health
+	RELAY_LISTEN=127.0.0.1:$PORT start_relay
+}
+
+# stop_relay [SIGNAL]: signal the relay and wait; sets RELAY_STATUS.
+stop_relay() {
+	[ -n "$RELAY_PID" ] || return 0
+	kill -"${1:-TERM}" "$RELAY_PID" 2>/dev/null
+	wait "$RELAY_PID"
+	RELAY_STATUS=$?
+	RELAY_PID=
 }
 
 # $AX NAME [ARGS...]: airlox as participant NAME (its own cache directory)
