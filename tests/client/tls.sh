@@ -16,18 +16,9 @@ openssl x509 -req -in "$T/srv.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
     -set_serial 7 -days 2 -extfile "$T/ext" -out "$T/cert.pem" 2>/dev/null ||
     skip_all "openssl could not make a test CA"
 
-"$RELAYD" --listen 127.0.0.1:0 --port-file "$T/port" --data "$T/data" \
-    --rate-limit 100000 --cert "$T/cert.pem" --key "$T/key.pem" \
-    >>"$T/relay.log" 2>&1 &
-RELAY_PID=$!
-wait_for test -s "$T/port" || skip_all "the relay did not start with TLS"
-URL=https://$(head -n 1 "$T/port")
-tls_health() {
-	python3 -c 'import ssl, sys, urllib.request
-ctx = ssl.create_default_context(cafile=sys.argv[2])
-urllib.request.urlopen(sys.argv[1] + "/v1/health", context=ctx, timeout=10).read()' "$URL" "$T/ca.pem"
-}
-wait_for tls_health || skip_all "the relay does not answer over TLS"
+SCHEME=https CURL_TLS="--cacert $T/ca.pem" RELAY_ARGS="--rate-limit 100000" \
+    start_relay --cert "$T/cert.pem" --key "$T/key.pem" ||
+    skip_all "the relay did not start and answer over TLS"
 
 XDG_CACHE_HOME="$T/c-alice" "$AIRLOX" --relay "$URL" session create \
     >"$T/no-ca.out" 2>"$T/no-ca.err"
