@@ -29,6 +29,7 @@
 #include "alxs_reply.h"
 
 #define SSE_ERR_MAX	4096
+#define SSE_DEADLINE_SLACK_MS	1000	/* curl's timer against ours */
 
 struct sse_state {
 	CURL		*curl;
@@ -142,12 +143,11 @@ sse_once(struct http_conn *hc, struct sse_state *s, const char *path,
 		return reply_error(*status, s->err.data, s->err.len, NULL,
 		    NULL, NULL);
 	/*
-	 * The deadline: curl's timer may end a moment before our clock
-	 * says it passed, and a time shorter than a connect timeout or a
-	 * silence of the stall window can only have ended that way.
+	 * The deadline: curl's timer may end a moment before our clock says
+	 * it passed (a silence that ends so close to it is the deadline too).
 	 */
 	if (cc == CURLE_OPERATION_TIMEDOUT && timeout_ms > 0 &&
-	    (mono_ms() >= s->deadline || timeout_ms < hc->stall_s * 1000))
+	    mono_ms() >= s->deadline - SSE_DEADLINE_SLACK_MS)
 		return ALX_ERR_EXPIRED;
 	if (cc == CURLE_OK || cc == CURLE_ABORTED_BY_CALLBACK) {
 		log_debug("sse: stream ended: %s", curl_easy_strerror(cc));
