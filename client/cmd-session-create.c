@@ -44,8 +44,8 @@ static const struct cmd_opt cmd_session_create_opts[] = {
 	{ "runtime", "NAME", 0, "the Python jobs run with, like python3.11; "
 	    "a runner that cannot provide it refuses to join (default: "
 	    "python3, the runner's)" },
-	{ "timeout", "SECONDS", 0, "longest job (default: 600; host-runner: "
-	    "1800)" },
+	{ "timeout", "DURATION", 0, "longest job, up to 30d (default: 10m; "
+	    "host-runner: 30m)" },
 	{ "memory", "MB", 0, "job memory (default: 1024; host-runner: 4096)" },
 	{ "allow", "DOMAIN", OPT_MULTI, "jobs may reach DOMAIN (or .DOMAIN "
 	    "and its subdomains) through the runner's egress proxy "
@@ -133,9 +133,13 @@ sc_private(struct client_ctx *ctx, int execute, int hr, struct alx_private *p)
 		if (p->limits.kinds == 0)
 			return out_usage("--kinds: shell or python");
 	}
-	if (args_int(a, "timeout", hr ? HR_TIMEOUT : SC_TIMEOUT, 1,
-	    ALX_JOB_TIMEOUT_MAX, &p->limits.timeout_s) != 0 ||
-	    args_int(a, "memory", hr ? HR_MEMORY : SC_MEMORY, 1,
+	if (args_duration(a, "timeout", hr ? HR_TIMEOUT : SC_TIMEOUT,
+	    &p->limits.timeout_s) != 0)
+		return EXIT_USAGE;
+	if (p->limits.timeout_s < 1 || p->limits.timeout_s > ALX_JOB_TIMEOUT_MAX)
+		return out_usage("--timeout: a job's time limit is from 1s to "
+		    "30d: %s", args_get(a, "timeout"));
+	if (args_int(a, "memory", hr ? HR_MEMORY : SC_MEMORY, 1,
 	    ALX_JOB_MEMORY_MAX, &p->limits.memory_mb) != 0)
 		return EXIT_USAGE;
 	p->limits.net_mode = args_has(a, "network") ? ALX_NET_FULL :

@@ -78,6 +78,15 @@ create h4 --ttl 1h30m >"$T/h4.out" 2>&1
 is $? 2 "--ttl 1h30m: not a duration (one unit): usage error"
 create h5 --ttl 010m >"$T/h5.out" 2>&1
 is $? 2 "--ttl 010m: a leading zero: usage error"
+# A job's time limit is a duration too, up to 30 days.
+create h6 --mode execute --timeout 10m >"$T/h6.out" 2>&1
+like "$(cat "$T/h6.out")" 'job timeout +600 s' "--timeout 10m: 600 s"
+create h7 --mode execute --timeout 31d >"$T/h7.out" 2>&1
+is $? 2 "--timeout 31d: over 30 days: usage error"
+like "$(cat "$T/h7.out")" '--timeout: a job.s time limit is from 1s to 30d: 31d' \
+    "naming the option and its range"
+create h8 --mode execute --timeout never >"$T/h8.out" 2>&1
+is $? 2 "--timeout never: a job's time limit is never endless"
 SENDER=$(json_get "$T/never.json" 'j["invites"]["sender"]')
 truncate -s 26214401 "$T/big.bin"
 INV=$SENDER ax s send file "$T/big.bin" >/dev/null 2>"$T/big.err"
