@@ -103,6 +103,7 @@ do_front(int argc, char **argv)
 	}
 	if ((r = runner_egress_job(eg, job, allow, nallow, flags, &fd)) != 0) {
 		fprintf(stderr, "job: %s\n", alx_errname(r));
+		runner_egress_stop(eg);
 		return 1;
 	}
 	if ((lfd = shim_egress_listen(0, &port)) < 0)

@@ -45,7 +45,8 @@ ALLOW=$ALLOW,cgnat.test,doc.test,plain.test
 
 mkfifo "$T/a.in"
 "$PT" front -s "$T/state" -H "$MAP" -j job-a -a "$ALLOW" < "$T/a.in" > "$T/a.out" 2>&1 &
-PIDS="$PIDS $!"
+FRONT_A=$!
+PIDS="$PIDS $FRONT_A"
 exec 8> "$T/a.in"
 wait_for grep -q '^port ' "$T/a.out" || { echo "Bail out! front"; cat "$T/a.out"; exit 99; }
 P=$(sed -n 's/^port //p' "$T/a.out")
@@ -231,7 +232,8 @@ is "$(stat -c %a "$T/state/egress")" 700 "the proxy's log dir is 0700"
 # Plain HTTP, enabled for a second job.
 mkfifo "$T/b.in"
 "$PT" front -s "$T/state" -H "$MAP" -j job-b -P -a plain.test < "$T/b.in" > "$T/b.out" 2>&1 &
-PIDS="$PIDS $!"
+FRONT_B=$!
+PIDS="$PIDS $FRONT_B"
 exec 9> "$T/b.in"
 wait_for grep -q '^port ' "$T/b.out" || { echo "Bail out! front b"; exit 99; }
 PB=$(sed -n 's/^port //p' "$T/b.out")
@@ -252,10 +254,19 @@ echo log >&9
 wait_for grep -q '^count ' "$T/b.out" || true
 lacks "$(cat "$T/b.out")" '"job":"job-a"' "a job's denials are not shown for another job"
 exec 9>&-
-# Both fronts stop on EOF; their output holds any sanitizer report.
-i=0
-while [ $i -lt 1200 ] && ! grep -q '^count' "$T/b.out"; do i=$((i+1)); sleep 0.1; done
-"$PY" -c 'import time; time.sleep(0.5)'
+# Both fronts stop on EOF; once they have exited, their output holds any
+# sanitizer report.
+wait "$FRONT_A" "$FRONT_B"
+
+# A job's id is checked by the one rule of the sandbox (alx_job_id_valid):
+# at most 64 characters, here as in the sandbox.
+ID64=$(printf '%064d' 0 | tr 0 a)
+"$PT" front -s "$T/state" -H "$MAP" -j "$ID64" -a allowed.test </dev/null \
+    >"$T/id64.out" 2>&1
+is "$?:$(head -c 5 "$T/id64.out")" "0:port " "a job id of 64 characters is taken"
+"$PT" front -s "$T/state" -H "$MAP" -j "${ID64}a" -a allowed.test </dev/null \
+    >"$T/id65.out" 2>&1
+is "$?:$(cat "$T/id65.out")" "1:job: bad_request" "one of 65 is refused"
 lacks "$(cat "$T/a.out" "$T/b.out")" "Sanitizer" "no sanitizer report from the runner side or the proxy"
 lacks "$(cat "$T/a.out" "$T/b.out")" "runtime error" "no undefined behaviour reported"
 
