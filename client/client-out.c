@@ -73,6 +73,10 @@ out_json(void)
 int
 out_exit_for(int err)
 {
+	if (alxs_err_net(err))
+		return EXIT_NET;
+	if (alxs_err_verify(err))
+		return EXIT_VERIFY;
 	switch (err) {
 	case ALX_OK:
 		return EXIT_OK;
@@ -89,21 +93,6 @@ out_exit_for(int err)
 	case ALX_ERR_EXPIRED:
 	case ALX_ERR_CURSOR_GONE:
 		return EXIT_GONE;
-	case ALX_ERR_IO:
-	case ALX_ERR_NOT_READY:
-	case ALX_ERR_RATE_LIMITED:
-	case ALX_ERR_TOO_MANY_CONNS:
-	case ALX_ERR_NO_SPACE:
-		return EXIT_NET;
-	case ALX_ERR_BAD_SIGNATURE:
-	case ALX_ERR_ORDER:
-	case ALX_ERR_REPLAYED:
-	case ALX_ERR_BAD_HASH:
-	case ALX_ERR_DECRYPT:
-	case ALX_ERR_KEY_COMMIT:
-	case ALX_ERR_WRONG_SESSION:
-	case ALX_ERR_ROLLBACK:
-		return EXIT_VERIFY;
 	case ALX_ERR_BAD_CODE:
 	case ALX_ERR_PAKE:
 	case ALX_ERR_TOO_MANY_FAILS:
@@ -398,41 +387,6 @@ out_line_start(FILE *f)
 	if (tail != 0 && tail != '\n') {
 		fflush(stdout);
 		fputc('\n', f);
-	}
-}
-
-void
-out_size(char *buf, size_t len, int64_t n)
-{
-	static const char	*unit[] = { "KiB", "MiB", "GiB", "TiB" };
-	int64_t			 v = n;
-	int			 u = -1;
-
-	while (u < 3 && v >= 1024 && v % 1024 == 0) {
-		v /= 1024;
-		u++;
-	}
-	if (u >= 0)
-		snprintf(buf, len, "%lld %s", (long long)v, unit[u]);
-	else if (n >= 1024 * 1024)
-		snprintf(buf, len, "%.1f MiB (%lld bytes)",
-		    (double)n / (1024.0 * 1024.0), (long long)n);
-	else
-		snprintf(buf, len, "%lld bytes", (long long)n);
-}
-
-const char *
-out_a_role(int role)
-{
-	switch (role) {
-	case ALX_ROLE_OWNER:
-		return "an owner";
-	case ALX_ROLE_OBSERVER:
-		return "an observer";
-	case ALX_ROLE_RUNNER:
-		return "a runner";
-	default:
-		return "a sender";
 	}
 }
 

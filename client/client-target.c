@@ -64,7 +64,8 @@ out:
 int
 item_targets(struct csession *cs, struct item_post *p)
 {
-	const struct cmd_args	*a = &cs->ctx->args;
+	const struct client_ctx	*ctx = cs->arg;
+	const struct cmd_args	*a = &ctx->args;
 	const char		*v;
 	char			*cause = NULL;
 	size_t			 i;

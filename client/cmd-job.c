@@ -223,7 +223,8 @@ job_ls_explain(const struct csession *cs, const struct job_ls *jl,
     const uint8_t id[ALX_ID_LEN], const char *why, char *text, size_t len,
     char runner[ALX_FP_STRLEN + 1])
 {
-	const char			*machine = args_get(&cs->ctx->args, "on");
+	const struct client_ctx		*ctx = cs->arg;
+	const char			*machine = args_get(&ctx->args, "on");
 	const struct job_ls_target	*t = job_ls_target(jl, id);
 	const struct job_ls_runner	*r;
 	char				 target[ALX_NAME_MAX + 8];

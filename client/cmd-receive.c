@@ -23,6 +23,7 @@ cmd_receive_exec(struct client_ctx *ctx)
 	struct alx_invite	 inv;
 	struct alx_jw		 jw;
 	char			*invite = NULL, sid[ALX_FP_STRLEN + 1];
+	struct alxs_conf	 conf;
 	int64_t			 answer_s;
 	int			 r, gone;
 
@@ -31,7 +32,8 @@ cmd_receive_exec(struct client_ctx *ctx)
 		return r;
 	if (answer_s <= 0)
 		return out_usage("--timeout: must be above zero (like 60s)");
-	r = code_receive(ctx, ctx->args.pos[0], answer_s, &invite, &gone);
+	client_conf(ctx, &conf);
+	r = code_receive(&conf, ctx->args.pos[0], answer_s, &invite, &gone);
 	if (r != 0)
 		return code_receive_fail(r, gone, answer_s);
 	alx_invite_parse(&inv, invite);

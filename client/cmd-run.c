@@ -575,7 +575,7 @@ run_print_files(const struct alx_resultmeta *rm, const char *idtxt)
 		return;
 	for (i = 0; i < rm->nfiles; i++)
 		total += rm->files[i].size;
-	out_size(size, sizeof(size), total);
+	alxs_size(size, sizeof(size), total);
 	fprintf(stderr, "files · %zu (%s)", rm->nfiles, size);
 	for (i = 0; i < rm->nfiles && i < RUN_FILES_SHOWN; i++) {
 		fprintf(stderr, " · ");

@@ -426,6 +426,7 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 	const char	*v, *opts[24];
 	char		 state[PATH_MAX], invpath[PATH_MAX + 16];
 	char		 runnerd[PATH_MAX];
+	struct alxs_conf conf;
 	char		*invite = NULL;
 	size_t		 nopts;
 	int		 r, launchd, gone;
@@ -454,7 +455,8 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 		strcat(state, "/airlox");
 	/* The invite: received now, kept where the runner looks for it. */
 	if ((v = args_get(&ctx->args, "code")) != NULL) {
-		if ((r = code_receive(ctx, v, CODE_ANSWER_S, &invite,
+		client_conf(ctx, &conf);
+		if ((r = code_receive(&conf, v, CODE_ANSWER_S, &invite,
 		    &gone)) != 0)
 			return code_receive_fail(r, gone, CODE_ANSWER_S);
 	} else if (ctx->invite != NULL)

@@ -53,7 +53,7 @@ cmd_send_text_exec(struct client_ctx *ctx)
 		char	max[64];
 
 		alx_buf_free(&text);
-		out_size(max, sizeof(max), ST_TEXT_MAX);
+		alxs_size(max, sizeof(max), ST_TEXT_MAX);
 		return out_fail(r, "the text is longer than %s; send it as a "
 		    "file", max);
 	}

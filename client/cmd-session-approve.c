@@ -89,7 +89,7 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 		goto out;
 	if (!csess_is_owner(&cs)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can approve "
-		    "runners (this is %s invite)", out_a_role(cs.inv.role));
+		    "runners (this is %s invite)", alxs_a_role(cs.inv.role));
 		goto out;
 	}
 	if ((r = csess_replay(&cs, verify_reports_event, &reports)) != 0) {
@@ -103,7 +103,7 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 	m = alx_view_member_by_fp(&cs.view, fp);
 	if (m->cert.role != ALX_ROLE_RUNNER) {
 		r = out_usage("%s is %s, not a runner", ctx->args.pos[0],
-		    out_a_role(m->cert.role));
+		    alxs_a_role(m->cert.role));
 		goto out;
 	}
 	/* A copy: the view's members move as others join while we wait. */

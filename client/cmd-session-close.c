@@ -43,7 +43,7 @@ cmd_session_close_exec(struct client_ctx *ctx)
 	alx_notice_free(&n);
 	if (r == ALX_ERR_WRONG_ROLE || r == ALX_ERR_FORBIDDEN)
 		r = out_fail(r, "only the owner can close the session (this "
-		    "is %s invite)", out_a_role(cs.inv.role));
+		    "is %s invite)", alxs_a_role(cs.inv.role));
 	else if (r != 0)
 		r = out_fail(r, "the session was not closed%s%s",
 		    resp.message ? ": " : "", resp.message ? resp.message : "");

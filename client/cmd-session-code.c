@@ -38,7 +38,7 @@ cmd_session_code_exec(struct client_ctx *ctx)
 	if (!csess_is_owner(&cs)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can make "
 		    "transfer codes (this is %s invite)",
-		    out_a_role(cs.inv.role));
+		    alxs_a_role(cs.inv.role));
 		goto out;
 	}
 	if (role == ALX_ROLE_OWNER)
@@ -47,7 +47,8 @@ cmd_session_code_exec(struct client_ctx *ctx)
 		r = out_usage("this session has no %s role",
 		    alx_role_name(role));
 		goto out;
-	} else if (cache_invite_load(cs.inv.sid, role, &link) != 0) {
+	} else if (cache_invite_load(cs.conf.store_dir, cs.inv.sid, role,
+	    &link) != 0) {
 		r = out_fail(ALX_ERR_NOT_FOUND, "this machine does not keep "
 		    "the %s invite (only the machine that created the "
 		    "session, or rotated the role, does); run airlox "

@@ -306,8 +306,8 @@ sc_print_limits_text(const struct alx_manifest *m, const struct alx_private *p,
 	cut = relay_expires > 0 && (m->expires == 0 ||
 	    relay_expires < m->expires);
 	out_time(when, sizeof(when), cut ? relay_expires : m->expires);
-	out_size(item, sizeof(item), m->item_max);
-	out_size(total, sizeof(total), m->session_max);
+	alxs_size(item, sizeof(item), m->item_max);
+	alxs_size(total, sizeof(total), m->session_max);
 	printf("\nLimits:\n  expires       %s%s\n  largest item  %s\n"
 	    "  session total %s\n", when, !cut ? "" : m->expires == 0 ?
 	    " (the relay's limit; asked for never)" : " (the relay's limit; "
@@ -362,7 +362,7 @@ sc_print(struct client_ctx *ctx, struct alx_invite *inv,
 		memcpy(inv->seed, sec->seed[role], ALX_SEED_LEN);
 		if ((r = alx_invite_format(inv, &link)) != 0)
 			return out_fail(r, "cannot format an invite");
-		if (cache_invite_store(m->sid, role, link) != 0)
+		if (cache_invite_store(client_store(), m->sid, role, link) != 0)
 			out_warn("cannot keep the %s invite in the cache "
 			    "directory (airlox session code needs it)",
 			    alx_role_name(role));
@@ -421,6 +421,7 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
     const struct alx_manifest *m, int64_t *relay_expires,
     int64_t *max_lifetime)
 {
+	struct alxs_conf	 conf;
 	struct http_conn	 hc;
 	struct http_resp	 resp;
 	struct alx_signkey	 id;
@@ -430,7 +431,8 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 	struct alx_json		*j = NULL;
 	int			 r, idr;
 
-	if ((r = http_open(&hc, ctx->relay, ctx, &cause)) != 0) {
+	client_conf(ctx, &conf);
+	if ((r = http_open(&hc, ctx->relay, &conf, &cause)) != 0) {
 		r = out_fail(r, "--relay %s: %s", ctx->relay, cause ? cause :
 		    "unusable");
 		free(cause);
@@ -652,8 +654,8 @@ session_create_quiet(struct client_ctx *ctx, char *invites[ALX_ROLE_COUNT])
 			if ((r = alx_invite_format(&inv, &invites[role])) != 0)
 				r = out_fail(r, "cannot format an invite");
 			else
-				(void)cache_invite_store(m.sid, role,
-				    invites[role]);
+				(void)cache_invite_store(client_store(), m.sid,
+				    role, invites[role]);
 		}
 	}
 	alx_invite_wipe(&inv);

@@ -33,7 +33,7 @@ cmd_session_rotate_exec(struct client_ctx *ctx)
 		goto out;
 	if (!csess_is_owner(&cs)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can rotate "
-		    "invites (this is %s invite)", out_a_role(cs.inv.role));
+		    "invites (this is %s invite)", alxs_a_role(cs.inv.role));
 		goto out;
 	}
 	if (!alx_view_manifest(&cs.view)->roles[role].present) {
@@ -53,7 +53,7 @@ cmd_session_rotate_exec(struct client_ctx *ctx)
 		r = out_fail(r, "cannot format the new invite");
 		goto out;
 	}
-	if (cache_invite_update(cs.inv.sid, role, link) != 0)
+	if (cache_invite_update(cs.conf.store_dir, cs.inv.sid, role, link) != 0)
 		out_warn("cannot update the kept %s invite",
 		    alx_role_name(role));
 	if (ctx->json) {

@@ -150,8 +150,8 @@ show_text(struct csession *cs, const struct alx_manifest *m,
 
 	out_time(t1, sizeof(t1), m->created);
 	out_time(t2, sizeof(t2), show_expires(cs, m));
-	out_size(item, sizeof(item), m->item_max);
-	out_size(total, sizeof(total), m->session_max);
+	alxs_size(item, sizeof(item), m->item_max);
+	alxs_size(total, sizeof(total), m->session_max);
 	printf("session   %s on %s%s\nmode      %s\nmanifest  version %lld, "
 	    "epoch %lld\ncreated   %s\nexpires   %s%s\nlimits    items up to "
 	    "%s, %s in all\n", cs->sidstr, cs->http.base,

@@ -24,7 +24,7 @@
 #include "log.h"
 #include "runnerd.h"
 #include "sandbox.h"
-#include "client.h"
+#include "alxs.h"
 #include "runner-loop.h"
 #include "runner-egress.h"
 #include "runner-docker.h"

@@ -1,13 +1,14 @@
 /*
  * runner-loop.h: the running daemon's state (runner-loop.c, runnerd.c).
- * Separate from runnerd.h because it needs the client's session API.
+ * Separate from runnerd.h because it needs the relay client library
+ * (session/alxs.h).
  */
 #ifndef ALX_RUNNER_LOOP_H
 #define ALX_RUNNER_LOOP_H
 
 #include <signal.h>
 
-#include "client.h"
+#include "alxs.h"
 #include "runnerd.h"
 #include "runner-python.h"
 
@@ -63,7 +64,7 @@ struct runner_deferred {
 					 * for 90 s after its announcement */
 
 struct runner {
-	struct client_ctx		 ctx;
+	struct alxs_conf		 conf;		/* the relay client's */
 	struct csession			 cs;
 	struct runner_ident		 me;
 	struct runner_seen		*seen;
@@ -81,6 +82,7 @@ struct runner {
 	int				 ended;		/* the session is over */
 	int				 replaying;	/* catching up */
 	char				 statedir[PATH_MAX];
+	char				 storedir[PATH_MAX];	/* its keys */
 	char				 workroot[PATH_MAX];
 	/* The session's Python: made by runner_python_sync(), or
 	 * filled by the docker backend; in every result's env. */

@@ -123,6 +123,41 @@ runner_state_ended(struct runner *rn, const char *sidtxt)
 }
 
 /*
+ * The relay client (session/) prints nothing: what it explains of a
+ * failure goes into the log with the runner's own words, its notices as
+ * warnings.
+ */
+static const char *
+runner_cause(int err)
+{
+	static char		 buf[2 * ALXS_CAUSE_MAX];
+	const struct alxs_error	*e = alxs_error();
+	const char		*net = http_net_cause(err);
+
+	if (err == 0 || e->err != err || e->cause[0] == '\0')
+		snprintf(buf, sizeof(buf), "%s%s", net ? ": " : "",
+		    net ? net : "");
+	else
+		snprintf(buf, sizeof(buf), ": %s%s%s%s", e->cause,
+		    net ? " (" : "", net ? net : "", net ? ")" : "");
+	return buf;
+}
+
+static void
+runner_notice(const char *msg, void *arg)
+{
+	(void)arg;
+	log_warnx("runner: %s", msg);
+}
+
+static void
+runner_debug(const char *msg, void *arg)
+{
+	(void)arg;
+	log_debug("%s", msg);
+}
+
+/*
  * Is the session of invite over? 1: the relay says gone (404, 410); 0: it
  * is there; -1: no answer (*why says why).
  */
@@ -138,7 +173,7 @@ runner_session_gone(struct runner *rn, const struct alx_invite *inv,
 
 	snprintf(why, wlen, "no answer");
 	if (alx_invite_base_url(inv, base, sizeof(base)) != 0 ||
-	    http_open(&hc, base, &rn->ctx, &cause) != 0) {
+	    http_open(&hc, base, &rn->conf, &cause) != 0) {
 		snprintf(why, wlen, "%s", cause != NULL ? cause : "bad relay");
 		free(cause);
 		return -1;
@@ -219,7 +254,7 @@ static char *
 runner_invite(struct runner_cfg *cfg, struct runner *rn)
 {
 	char	 path[PATH_MAX], *inv = NULL;
-	int	 gone;
+	int	 gone, r;
 
 	runner_pathf(path, sizeof(path), "%s/invite", rn->statedir);
 	if (cfg->invite != NULL)
@@ -228,12 +263,13 @@ runner_invite(struct runner_cfg *cfg, struct runner *rn)
 	    (inv = runner_read_small(cfg->invite_file, 1024)) == NULL)
 		fatalx("cannot read the invite from %s", cfg->invite_file);
 	else if (cfg->code != NULL) {
-		rn->ctx.relay = cfg->relay;
-		if (code_receive(&rn->ctx, cfg->code, CODE_ANSWER_S, &inv,
-		    &gone) != 0 || inv == NULL)
-			fatalx("the transfer code did not give an invite%s",
+		rn->conf.relay = cfg->relay;
+		if ((r = code_receive(&rn->conf, cfg->code, CODE_ANSWER_S,
+		    &inv, &gone)) != 0 || inv == NULL)
+			fatalx("the transfer code did not give an invite%s%s",
 			    gone ? ": its creator did not answer (airlox "
-			    "session code is no longer running there)" : "");
+			    "session code is no longer running there)" : "",
+			    runner_cause(r));
 	}
 	if (inv != NULL) {
 		runner_invite_role(inv);
@@ -599,21 +635,26 @@ main(int argc, char **argv)
 		fatalx("cannot read the replay list in %s", rn.statedir);
 
 	/* The participant key lives in the state dir, not in a cache. */
-	setenv("XDG_CACHE_HOME", rn.statedir, 1);
-	rn.ctx.ca_file = cfg.ca_file;
-	rn.ctx.insecure_host = cfg.insecure_host;
-	rn.ctx.name = cfg.name;
-	rn.ctx.description = cfg.description;
-	rn.ctx.kind = ALX_PKIND_RUNNER;
+	runner_pathf(rn.storedir, sizeof(rn.storedir), "%s/airlox",
+	    rn.statedir);
+	rn.conf.store_dir = rn.storedir;
+	rn.conf.ca_file = cfg.ca_file;
+	rn.conf.insecure_host = cfg.insecure_host;
+	rn.conf.name = cfg.name;
+	rn.conf.description = cfg.description;
+	rn.conf.kind = ALX_PKIND_RUNNER;
+	rn.conf.notice = runner_notice;
+	rn.conf.debug = runner_debug;
 	invite = runner_invite(&cfg, &rn);
-	rn.ctx.invite = invite;
-	/* csess_open says "gone" (printed) for a session that ended. */
-	if ((r = csess_open(&rn.cs, &rn.ctx, CS_JOIN)) == EXIT_GONE ||
-	    r == ALX_ERR_NOT_FOUND || r == ALX_ERR_SESSION_EXPIRED) {
+	rn.conf.invite = invite;
+	r = alxs_open(&rn.cs, &rn.conf, CS_JOIN);
+	/* Gone as the relay says, not as data that failed to verify says. */
+	if ((r == ALX_ERR_NOT_FOUND || r == ALX_ERR_SESSION_EXPIRED ||
+	    r == ALX_ERR_EXPIRED) && alxs_error()->class != ALXS_UNVERIFIED) {
 		/* Over for good: exit 0, so nothing starts it again. */
 		log_warnx("runner: the invite's session ended (it expired, was "
-		    "closed by its owner, or the relay no longer has it): "
-		    "nothing to run; stopping");
+		    "closed by its owner, or the relay no longer has it)%s: "
+		    "nothing to run; stopping", runner_cause(r));
 		{
 			struct alx_invite	ti;
 
@@ -626,10 +667,9 @@ main(int argc, char **argv)
 		rn.ended = 0;		/* its state is removed already */
 		goto done;
 	}
-	/* An exit status: csess_open() printed the cause already. */
 	if (r != 0)
-		fatalx("cannot join the session: %s", r < 0 ? alx_errname(r) :
-		    "the cause is on the line above");
+		fatalx("cannot join the session (%s)%s", alx_errname(r),
+		    runner_cause(r));
 	if (rn.cs.inv.role != ALX_ROLE_RUNNER)
 		fatalx("the invite is the session's %s invite, not its "
 		    "runner invite", alx_role_name(rn.cs.inv.role));

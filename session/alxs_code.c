@@ -25,11 +25,9 @@
 #include <time.h>
 
 #include "airlox.h"
-#include "util/log.h"
-#include "client.h"
+#include "alxs.h"
 
 #define CODE_TTL	600
-#define CODE_MAX_FAILS	3
 #define CODE_MSG_MAX	(64 * 1024)
 #define CODE_AD_A	"airlox/v1/claimant"
 #define CODE_AD_B	"airlox/v1/creator"
@@ -196,24 +194,6 @@ code_signed_post(struct csession *cs, const char *type, int role,
 	return r;
 }
 
-static void
-code_event(const char *event, const char *code, int64_t expires,
-    int failures)
-{
-	struct alx_jw	jw;
-
-	if (!out_json())
-		return;
-	out_obj_begin(&jw);
-	alx_jw_kstr(&jw, "event", event);
-	if (code != NULL)
-		alx_jw_kstr(&jw, "code", code);
-	if (expires > 0)
-		alx_jw_kint(&jw, "expires", expires);
-	alx_jw_kint(&jw, "failures", failures);
-	out_obj_end(&jw);
-}
-
 /*
  * One attempt on the creator's side. Returns 0 when the invite went out,
  * ALX_ERR_PAKE when the claimant had a wrong code.
@@ -293,35 +273,9 @@ out:
 	return r;
 }
 
-/*
- * "CODE", then the command for the other machine: in how, %s stands for
- * the code and %r for this relay's URL (the other machine may know no
- * relay, or another one).
- */
-static void
-code_print_how(const struct csession *cs, const char *code, const char *how)
-{
-	const char	*p;
-
-	if (out_json())
-		return;
-	printf("%s\n\nOn the other machine: ", code);
-	for (p = how; *p != '\0'; p++) {
-		if (p[0] == '%' && p[1] == 's') {
-			fputs(code, stdout);
-			p++;
-		} else if (p[0] == '%' && p[1] == 'r') {
-			fputs(cs->http.base, stdout);
-			p++;
-		} else
-			putchar(*p);
-	}
-	putchar('\n');
-}
-
 int
-code_create(struct csession *cs, int role, const char *invite, int64_t ttl,
-    const char *how)
+alxs_code_create(struct csession *cs, int role, const char *invite,
+    int64_t ttl, alxs_code_cb cb, void *arg, int *failsp)
 {
 	struct http_resp	 resp;
 	struct alx_json		*j = NULL;
@@ -330,6 +284,8 @@ code_create(struct csession *cs, int role, const char *invite, int64_t ttl,
 	time_t			 deadline;
 	int			 r, fails = 0, cancelled = 0;
 
+	*failsp = 0;
+	alxs_error_clear();
 	r = code_signed_post(cs, "code-open", role, 0, "/v1/codes", &resp);
 	if (r == 0 && alx_json_parse(&j, (const char *)resp.body.data,
 	    resp.body.len, NULL) == 0) {
@@ -341,19 +297,15 @@ code_create(struct csession *cs, int role, const char *invite, int64_t ttl,
 	alx_json_free(j);
 	http_resp_free(&resp);
 	if (r != 0)
-		return out_fail(r, "the relay did not open a code");
+		return alxs_fail(r, "the relay did not open a code");
 	if (np == 0 || (r = alx_code_make(code, (uint32_t)np)) != 0)
-		return out_fail(ALX_ERR_INVALID, "the relay gave no nameplate");
+		return alxs_fail(ALX_ERR_INVALID, "the relay gave no "
+		    "nameplate");
 	deadline = time(NULL) + (time_t)(ttl > 0 && ttl < CODE_TTL ? ttl :
 	    CODE_TTL);
 	if (expires > 0 && (time_t)expires < deadline)
 		deadline = (time_t)expires;
-	code_event("code", code, (int64_t)deadline, 0);
-	code_print_how(cs, code, how != NULL ? how :
-	    "airlox receive --relay %r %s");
-	out_text("(one use, expires in %lld minutes; waiting...)\n",
-	    (long long)((deadline - time(NULL) + 59) / 60));
-	fflush(stdout);
+	cb(ALXS_CODE_OPEN, code, (int64_t)deadline, 0, arg);
 	for (;;) {
 		r = code_attempt(cs, np, code, role, invite, deadline,
 		    &after_a, &seq_b);
@@ -369,8 +321,7 @@ code_create(struct csession *cs, int role, const char *invite, int64_t ttl,
 		alx_json_free(j);
 		j = NULL;
 		http_resp_free(&resp);
-		out_warn("a wrong code was tried (%d of %d)", fails,
-		    CODE_MAX_FAILS);
+		cb(ALXS_CODE_WRONG, NULL, (int64_t)deadline, fails, arg);
 		if (fails >= CODE_MAX_FAILS || cancelled)
 			break;
 	}
@@ -381,23 +332,17 @@ code_create(struct csession *cs, int role, const char *invite, int64_t ttl,
 		    &resp);
 		http_resp_free(&resp);
 	}
-	if (r == 0) {
-		code_event("used", NULL, 0, fails);
-		out_text("the code was used: the %s invite was handed over\n",
-		    alx_role_name(role));
-		return EXIT_OK;
-	}
-	if (r == ALX_ERR_PAKE) {
-		code_event("cancelled", NULL, 0, fails);
-		return out_fail(ALX_ERR_TOO_MANY_FAILS, "the code was "
-		    "cancelled after %d wrong attempts; make a new one", fails);
-	}
-	if (r == ALX_ERR_EXPIRED) {
-		code_event("expired", NULL, 0, fails);
-		return out_fail_code(EXIT_TIMEOUT, r, "the code expired "
+	*failsp = fails;
+	if (r == 0)
+		return 0;
+	if (r == ALX_ERR_PAKE)
+		return alxs_fail(ALX_ERR_TOO_MANY_FAILS, "the code was "
+		    "cancelled after "
+		    "%d wrong attempts; make a new one", fails);
+	if (r == ALX_ERR_EXPIRED)
+		return alxs_fail_class(ALXS_TIMED_OUT, r, "the code expired "
 		    "unused");
-	}
-	return out_fail(r, "the code transfer failed");
+	return alxs_fail(r, "the code transfer failed");
 }
 
 /* The claimant's run. */
@@ -538,17 +483,13 @@ claim_invite(struct code_claim *cl, char **invite)
 	free(m4.data);
 	if (r == 0 && code_post(&cl->hc, cl->np, "a", cl->base_a + 3,
 	    (const uint8_t *)"ok", 2, 0) != 0)
-		log_debug("code: the receipt did not go out");
+		alxs_debug(&cl->hc, "code: the receipt did not go out");
 	return r;
 }
 
-/*
- * The claimant's side; *invite receives the invite link. The creator has
- * answer_s seconds to answer each message; *gone is set when it did not.
- */
 int
-code_receive(struct client_ctx *ctx, const char *text, int64_t answer_s,
-    char **invite, int *gone)
+code_receive(const struct alxs_conf *conf, const char *text,
+    int64_t answer_s, char **invite, int *gone)
 {
 	struct code_claim	 cl;
 	char			*cause = NULL;
@@ -557,13 +498,14 @@ code_receive(struct client_ctx *ctx, const char *text, int64_t answer_s,
 
 	*invite = NULL;
 	*gone = 0;
+	alxs_error_clear();
 	memset(&cl, 0, sizeof(cl));
 	cl.answer_s = answer_s;
 	if (alx_code_normalize(cl.code, text) != 0 ||
 	    alx_code_parse(cl.code, &cl.np, w) != 0)
 		return ALX_ERR_BAD_CODE;
-	if ((r = http_open(&cl.hc, ctx->relay, ctx, &cause)) != 0) {
-		out_warn("--relay: %s", cause ? cause : "unusable");
+	if ((r = http_open(&cl.hc, conf->relay, conf, &cause)) != 0) {
+		alxs_fail(r, "--relay: %s", cause ? cause : "unusable");
 		free(cause);
 		return r;
 	}
@@ -573,24 +515,4 @@ code_receive(struct client_ctx *ctx, const char *text, int64_t answer_s,
 	http_close(&cl.hc);
 	alx_wipe(&cl, sizeof(cl));
 	return r;
-}
-
-int
-code_receive_fail(int r, int gone, int64_t answer_s)
-{
-	if (gone)
-		return out_fail(ALX_ERR_EXPIRED, "the code's creator did not "
-		    "answer within %llds: airlox session code is no longer "
-		    "running there (stopped, or its machine is offline); ask "
-		    "for a new code", (long long)answer_s);
-	if (r == ALX_ERR_BAD_CODE)
-		return out_fail(r, "not a transfer code (like 7-guitar-orbit)");
-	if (r == ALX_ERR_PAKE)
-		return out_fail(r, "wrong code (or it was tampered with); the "
-		    "creator counted the attempt");
-	if (r == ALX_ERR_NOT_FOUND || r == ALX_ERR_EXPIRED ||
-	    r == ALX_ERR_SESSION_EXPIRED)
-		return out_fail(r, "no such code on this relay: it was used, "
-		    "cancelled or has expired");
-	return out_fail(r, "the transfer failed");
 }

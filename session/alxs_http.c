@@ -13,7 +13,7 @@
  * --stall-timeout (30 s), and so does a reply that sends under 100 bytes
  * a second for that long (a long-poll's own wait= is added to it); a
  * request takes 120 s at most. A request that gets no HTTP reply leaves
- * its cause in words (http_net_failed()), which out_fail() prints instead
+ * its cause in words (http_net_failed()), which the program prints instead
  * of the caller's message: "the relay refused ..." would be wrong, since
  * the relay never saw it.
  */
@@ -31,8 +31,7 @@
 #include <curl/curl.h>
 
 #include "airlox.h"
-#include "util/log.h"
-#include "client.h"
+#include "alxs.h"
 #include "alxs_reply.h"
 
 #define HTTP_TRIES		5
@@ -116,15 +115,15 @@ http_check_url(const char *url, const char *insecure_host, char **cause)
 }
 
 int
-http_open(struct http_conn *hc, const char *base, const struct client_ctx *ctx,
-    char **cause)
+http_open(struct http_conn *hc, const char *base,
+    const struct alxs_conf *conf, char **cause)
 {
 	char	*scheme, *host, *port;
 	size_t	 i, n;
 	int	 r;
 
 	memset(hc, 0, sizeof(*hc));
-	if ((r = http_check_url(base, ctx->insecure_host, cause)) != 0)
+	if ((r = http_check_url(base, conf->insecure_host, cause)) != 0)
 		return r;
 	if (http_url_parts(base, &scheme, &host, &port) != 0)
 		return ALX_ERR_INVALID;
@@ -143,9 +142,13 @@ http_open(struct http_conn *hc, const char *base, const struct client_ctx *ctx,
 	curl_free(port);
 	if (r != 0)
 		return r;
-	hc->ca_file = ctx->ca_file;
+	hc->ca_file = conf->ca_file;
 	hc->max_tries = HTTP_TRIES;
-	hc->stall_s = ctx->stall_s > 0 ? (long)ctx->stall_s : HTTP_STALL_S;
+	hc->stall_s = conf->stall_s > 0 ? (long)conf->stall_s : HTTP_STALL_S;
+	hc->notice = conf->notice;
+	hc->debug = conf->debug;
+	hc->notice_arg = conf->notice_arg;
+	hc->stop = conf->stop;
 	if ((hc->curl = curl_easy_init()) == NULL)
 		return ALX_ERR_NOMEM;
 	return 0;
@@ -191,17 +194,18 @@ http_auth_header(struct http_conn *hc, const char *method, const char *path,
 	return 0;
 }
 
-/* Stop a transfer when listen was asked to stop (SIGINT, SIGTERM). */
+/* Stop a transfer when the program was asked to stop (SIGINT, SIGTERM). */
 static int
 http_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut,
     curl_off_t un)
 {
-	(void)arg;
+	const struct http_conn	*hc = arg;
+
 	(void)dt;
 	(void)dn;
 	(void)ut;
 	(void)un;
-	return exec_interrupted != 0;
+	return hc->stop != NULL && *hc->stop != 0;
 }
 
 /* Common handle settings: TLS, protocols, no redirects, timeouts. */
@@ -212,6 +216,7 @@ http_tls_setup(struct http_conn *hc, void *handle)
 
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, http_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, hc);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (hc->ca_file != NULL)
@@ -495,11 +500,11 @@ http_once(struct http_conn *hc, const char *method, const char *path,
 	}
 	if (*cc != CURLE_OK) {
 		r = http_net_failed(hc, c, *cc, stall, errbuf);
-		log_debug("http: %s %s: %s", method, path,
+		alxs_debug(hc, "http: %s %s: %s", method, path,
 		    http_net_cause(r));
 		return r;
 	}
-	log_debug("http: %s %s: %ld", method, path, resp->status);
+	alxs_debug(hc, "http: %s %s: %ld", method, path, resp->status);
 	if (resp->status >= 200 && resp->status < 300)
 		return 0;
 	return http_error_body(hc, resp);
@@ -545,8 +550,8 @@ http_request(struct http_conn *hc, const char *method, const char *path,
 			return 0;
 		if (r == ALX_ERR_CLOCK_SKEW && !skewed) {
 			skewed = 1;
-			log_debug("http: clock skew of %lld s, signing again",
-			    (long long)hc->skew);
+			alxs_debug(hc, "http: clock skew of %lld s, signing "
+			    "again", (long long)hc->skew);
 			continue;
 		}
 		if (attempt + 1 >= hc->max_tries)
@@ -555,7 +560,7 @@ http_request(struct http_conn *hc, const char *method, const char *path,
 		    !(resp->status == 502 || resp->status == 503 ||
 		    resp->status == 504 || resp->status == 429))
 			return r;
-		log_debug("http: %s %s: retrying (%s)", method, path,
+		alxs_debug(hc, "http: %s %s: retrying (%s)", method, path,
 		    alx_errname(r));
 		http_backoff(attempt, io.retry_after);
 	}

@@ -22,8 +22,7 @@
 #include <unistd.h>
 
 #include "airlox.h"
-#include "util/log.h"
-#include "client.h"
+#include "alxs.h"
 
 
 /* Our own chain as the relay knows it (GET participants). */
@@ -268,8 +267,8 @@ item_post_envelope(struct csession *cs, struct alx_item *it, int64_t *cursor)
 	http_resp_free(&resp);
 	if ((r == ALX_ERR_ORDER || r == ALX_ERR_REPLAYED ||
 	    r == ALX_ERR_EXISTS) && item_already_posted(cs, it, cursor)) {
-		log_debug("item: an earlier attempt was stored; its answer "
-		    "was lost");
+		alxs_debug(&cs->http, "item: an earlier attempt was stored; "
+		    "its answer was lost");
 		r = 0;
 	}
 	return r;
@@ -285,7 +284,8 @@ item_note_chain(struct csession *cs, const struct alx_item *it)
 	cs->me.seq = it->seq;
 	memcpy(cs->me.hash, it->hash, ALX_HASH_LEN);
 	if (cache_note(&cs->me) != 0)
-		log_debug("item: cannot note the chain in the cache");
+		alxs_debug(&cs->http, "item: cannot note the chain in the "
+		    "cache");
 }
 
 int
@@ -305,8 +305,8 @@ item_seal(struct csession *cs, const struct item_post *p,
 	if (p->size > m->item_max || p->size > ALX_ITEM_MAX_SIZE) {
 		char	have[64], max[64];
 
-		out_size(have, sizeof(have), p->size);
-		out_size(max, sizeof(max), m->item_max < ALX_ITEM_MAX_SIZE ?
+		alxs_size(have, sizeof(have), p->size);
+		alxs_size(max, sizeof(max), m->item_max < ALX_ITEM_MAX_SIZE ?
 		    m->item_max : ALX_ITEM_MAX_SIZE);
 		if (asprintf(cause, "the item is %s, more than this session's "
 		    "largest item, %s", have, max) < 0)
@@ -698,40 +698,4 @@ item_file_type(const char *path, const uint8_t *h, size_t n,
 	}
 	*mime = "text/plain";
 	return "text";
-}
-
-/* Post p and report it; returns the exit code. */
-int
-item_send(struct csession *cs, struct item_post *p)
-{
-	struct alx_jw	 jw;
-	char		*cause = NULL, id[ALX_FP_STRLEN + 1];
-	int		 r;
-
-	r = item_post(cs, p, &cause);
-	if (r == ALX_ERR_WRONG_ROLE)
-		return out_fail(r, "%s invite cannot send %s items",
-		    out_a_role(cs->inv.role), p->kind);
-	if (r != 0 && cs->bad_event) {
-		free(cause);
-		return csess_fail(cs, r, "");
-	}
-	if (r != 0) {
-		r = out_fail(r, "%s", cause ? cause : r == ALX_ERR_REVOKED ?
-		    "this participant was revoked" : "the item was not sent");
-		free(cause);
-		return r;
-	}
-	alx_b64_encode(id, p->id, ALX_ID_LEN);
-	if (out_json()) {
-		out_obj_begin(&jw);
-		alx_jw_kstr(&jw, "event", "sent");
-		alx_jw_kstr(&jw, "id", id);
-		alx_jw_kstr(&jw, "kind", p->kind);
-		alx_jw_kint(&jw, "size", p->size);
-		alx_jw_kint(&jw, "cursor", p->cursor);
-		out_obj_end(&jw);
-	} else
-		printf("sent %s %s\n", p->kind, id);
-	return EXIT_OK;
 }

@@ -19,8 +19,7 @@
 #include <string.h>
 
 #include "airlox.h"
-#include "util/log.h"
-#include "client.h"
+#include "alxs.h"
 
 #define CS_MANIFESTS_MAX	(64 * 1024 * 1024)
 #define CS_LOG_MAX		(64 * 1024 * 1024)
@@ -131,11 +130,12 @@ csess_keep_seen(struct csession *cs)
 {
 	if (!cs->have_view || cs->view.seen.ver <= cs->seen.ver)
 		return;
-	if (cache_seen_save(cs->inv.sid, &cs->view.seen) == 0)
+	if (cache_seen_save(cs->conf.store_dir, cs->inv.sid,
+	    &cs->view.seen) == 0)
 		cs->seen = cs->view.seen;
 	else
-		log_debug("session: cannot keep the manifest version in the "
-		    "cache");
+		alxs_debug(&cs->http, "session: cannot keep the manifest "
+		    "version in the cache");
 }
 
 static int
@@ -165,7 +165,8 @@ csess_rollback_fail(struct csession *cs)
 {
 	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
 
-	return out_fail_code(EXIT_VERIFY, ALX_ERR_ROLLBACK, "the relay served "
+	return alxs_fail_class(ALXS_UNVERIFIED, ALX_ERR_ROLLBACK, "the relay "
+	    "served "
 	    "this session's manifest chain up to version %lld, but version "
 	    "%lld was verified on this machine before (or another chain): "
 	    "the relay is hiding the owner's changes, such as a revocation; "
@@ -190,11 +191,13 @@ csess_key_secret(struct csession *cs, const char *secret)
 
 	if ((r = alx_participant_keys(secret, strlen(secret), cs->inv.sid,
 	    cs->inv.role, &sk, &kx)) != 0)
-		return out_usage("AIRLOX_KEY: a secret of %d to %d characters "
+		return alxs_fail_class(ALXS_BAD_SETTING, r, "AIRLOX_KEY: a "
+		    "secret of %d to %d characters "
 		    "(openssl rand -base64 32 makes one)", ALX_KEY_SECRET_MIN,
 		    ALX_KEY_SECRET_MAX);
 	if (!alx_ct_eq(sk.pk, cs->me.sk.pk, ALX_SIGN_PK_LEN)) {
-		log_debug("session: the participant key is AIRLOX_KEY's");
+		alxs_debug(&cs->http, "session: the participant key is "
+		    "AIRLOX_KEY's");
 		alx_sign_wipe(&cs->me.sk);
 		alx_kx_wipe(&cs->me.kx);
 		cs->me.sk = sk;
@@ -205,7 +208,7 @@ csess_key_secret(struct csession *cs, const char *secret)
 		if ((r = cache_save(&cs->me)) != 0) {
 			alx_sign_wipe(&sk);
 			alx_kx_wipe(&kx);
-			return out_fail(r, "cannot write the cache");
+			return alxs_fail(r, "cannot write the cache");
 		}
 	}
 	alx_sign_wipe(&sk);
@@ -215,21 +218,26 @@ csess_key_secret(struct csession *cs, const char *secret)
 
 /* This participant's key from the cache, for the view and the requests. */
 static int
-csess_load_me(struct csession *cs, struct client_ctx *ctx)
+csess_load_me(struct csession *cs)
 {
-	int	r, created;
+	const struct alxs_conf	*conf = &cs->conf;
+	int			 r, created;
 
-	if ((r = cache_load(&cs->me, &cs->inv, ctx->name, ctx->kind,
+	if ((r = cache_load(conf->store_dir, &cs->me, &cs->inv, conf->name !=
+	    NULL ? conf->name : conf->default_name, conf->kind,
 	    &created)) != 0)
-		return out_fail(r, "cannot use the cache directory");
-	if (ctx->key_secret != NULL &&
-	    (r = csess_key_secret(cs, ctx->key_secret)) != 0)
+		return alxs_fail(r, "cannot use the cache directory");
+	if (conf->key_secret != NULL &&
+	    (r = csess_key_secret(cs, conf->key_secret)) != 0)
 		return r;
 	cs->have_me = 1;
-	if (!created && ctx->name != NULL && strcmp(ctx->name,
-	    cs->me.name) != 0)
-		out_warn("already joined this session as \"%s\"; --name %s "
-		    "is ignored", cs->me.name, ctx->name);
+	if (!created && conf->name != NULL && strcmp(conf->name,
+	    cs->me.name) != 0) {
+		cs->name_ignored = 1;
+		alxs_notice(conf->notice, conf->notice_arg, "already joined "
+		    "this session as \"%s\"; --name %s is ignored",
+		    cs->me.name, conf->name);
+	}
 	alx_view_set_me(&cs->view, &cs->me.sk, &cs->me.kx);
 	cs->http.key = &cs->me.sk;
 	return 0;
@@ -239,45 +247,49 @@ static int
 csess_manifest_fail(struct csession *cs, int r)
 {
 	if (r == ALX_ERR_NOT_FOUND || r == ALX_ERR_SESSION_EXPIRED)
-		return out_fail(ALX_ERR_SESSION_EXPIRED, "the session of this "
+		return alxs_fail(ALX_ERR_SESSION_EXPIRED, "the session of this "
 		    "invite has expired, was closed, or never existed on %s",
 		    cs->http.authority);
-	if (out_exit_for(r) == EXIT_NET || r == ALX_ERR_NOMEM)
-		return out_fail(r, "cannot fetch the session's manifest from "
+	if (alxs_err_net(r) || r == ALX_ERR_NOMEM)
+		return alxs_fail(r, "cannot fetch the session's manifest from "
 		    "%s", cs->http.authority);
-	return out_fail_code(EXIT_VERIFY, r, "the relay served a manifest "
+	return alxs_fail_class(ALXS_UNVERIFIED, r, "the relay served a "
+	    "manifest "
 	    "chain that does not verify against the invite");
 }
 
 int
-csess_open(struct csession *cs, struct client_ctx *ctx, int flags)
+alxs_open(struct csession *cs, const struct alxs_conf *conf, int flags)
 {
 	char	 base[400], *cause = NULL;
 	int	 r;
 
 	memset(cs, 0, sizeof(*cs));
-	cs->ctx = ctx;
+	cs->conf = *conf;
+	alxs_error_clear();
 	cs->chunk_wait = 10;
 	cs->relay_expires = -1;
-	if (alx_invite_parse(&cs->inv, ctx->invite) != 0)
-		return out_fail(ALX_ERR_BAD_INVITE, "the invite is not an "
+	if (alx_invite_parse(&cs->inv, conf->invite) != 0)
+		return alxs_fail(ALX_ERR_BAD_INVITE, "the invite is not an "
 		    "airlox invite link (https://HOST/s/SID#1.ROLE.SEED)");
 	alx_b64_encode(cs->sidstr, cs->inv.sid, ALX_SID_LEN);
 	if ((r = alx_invite_base_url(&cs->inv, base, sizeof(base))) != 0)
-		return out_fail(ALX_ERR_BAD_INVITE, "bad host in the invite");
-	if ((r = http_open(&cs->http, base, ctx, &cause)) != 0) {
-		r = out_fail(ALX_ERR_BAD_INVITE, "%s", cause ? cause :
+		return alxs_fail(ALX_ERR_BAD_INVITE, "bad host in the invite");
+	if ((r = http_open(&cs->http, base, conf, &cause)) != 0) {
+		r = alxs_fail(ALX_ERR_BAD_INVITE, "%s", cause ? cause :
 		    "cannot use the invite's relay");
 		free(cause);
 		return r;
 	}
-	if ((r = cache_seen_load(cs->inv.sid, &cs->seen)) != 0)
-		return out_fail(r, "cannot read the session's manifest version "
-		    "kept in the cache (sessions/%s/manifest)", cs->sidstr);
+	if ((r = cache_seen_load(conf->store_dir, cs->inv.sid,
+	    &cs->seen)) != 0)
+		return alxs_fail(r, "cannot read the session's manifest "
+		    "version kept in the cache (sessions/%s/manifest)",
+		    cs->sidstr);
 	if ((r = csess_new_view(cs)) != 0)
-		return out_fail(r, "cannot derive the invite's keys");
+		return alxs_fail(r, "cannot derive the invite's keys");
 	/* Our keys first: the view learns the epoch keys wrapped to us. */
-	if ((flags & CS_JOIN) && (r = csess_load_me(cs, ctx)) != 0)
+	if ((flags & CS_JOIN) && (r = csess_load_me(cs)) != 0)
 		return r;
 	if ((r = csess_fetch_manifests(cs, &cs->view)) != 0) {
 		if (r == ALX_ERR_ROLLBACK)
@@ -291,7 +303,7 @@ csess_open(struct csession *cs, struct client_ctx *ctx, int flags)
 		return 0;
 	if (alx_manifest_is_revoked(alx_view_manifest(&cs->view),
 	    cs->view.me_fp))
-		return out_fail(ALX_ERR_REVOKED, "this participant (%s) was "
+		return alxs_fail(ALX_ERR_REVOKED, "this participant (%s) was "
 		    "revoked by the session's owner", cs->view.me_fps);
 	if (cs->me.joined == 0 && (r = csess_join(cs)) != 0)
 		return r;
@@ -319,16 +331,16 @@ csess_join_fail(int r, const struct http_resp *resp)
 {
 	switch (r) {
 	case ALX_ERR_REVOKED:
-		return out_fail(r, "this invite was revoked (the owner "
+		return alxs_fail(r, "this invite was revoked (the owner "
 		    "rotated its role or revoked this participant)");
 	case ALX_ERR_WRONG_ROLE:
 	case ALX_ERR_FORBIDDEN:
-		return out_fail(r, "the relay refused to let this invite "
+		return alxs_fail(r, "the relay refused to let this invite "
 		    "join: %s", resp->message ? resp->message : "forbidden");
 	case ALX_ERR_SESSION_EXPIRED:
-		return out_fail(r, "the session has expired or was closed");
+		return alxs_fail(r, "the session has expired or was closed");
 	default:
-		return out_fail(r, "cannot join the session%s%s",
+		return alxs_fail(r, "cannot join the session%s%s",
 		    resp->message ? ": " : "",
 		    resp->message ? resp->message : "");
 	}
@@ -348,15 +360,15 @@ csess_join(struct csession *cs)
 	    http_now(&cs->http), &cert);
 	if (r != 0) {
 		if (r == ALX_ERR_REVOKED || r == ALX_ERR_WRONG_ROLE)
-			return out_fail(ALX_ERR_REVOKED, "this invite no longer "
-			    "works: its role was rotated");
-		return out_fail(r, "cannot make a certificate");
+			return alxs_fail(ALX_ERR_REVOKED, "this invite no "
+			    "longer works: its role was rotated");
+		return alxs_fail(r, "cannot make a certificate");
 	}
 	/* Check our own certificate as every reader will. */
 	if ((r = alx_cert_valid(&cert, alx_view_manifest(&cs->view))) != 0) {
 		alx_cert_free(&cert);
-		return out_fail(ALX_ERR_REVOKED, "this invite no longer works: "
-		    "its role was rotated or the key revoked (%s)",
+		return alxs_fail(ALX_ERR_REVOKED, "this invite no longer "
+		    "works: its role was rotated or the key revoked (%s)",
 		    alx_errname(r));
 	}
 	csess_path(cs, path, sizeof(path), "/participants");
@@ -377,10 +389,10 @@ csess_join(struct csession *cs)
 	http_resp_free(&resp);
 	cs->me.joined = cursor > 0 ? cursor : 1;
 	cs->me.listen = cursor;
-	log_debug("session: joined as %s (cursor %lld)", cs->view.me_fps,
-	    (long long)cursor);
+	alxs_debug(&cs->http, "session: joined as %s (cursor %lld)",
+	    cs->view.me_fps, (long long)cursor);
 	if ((r = cache_save(&cs->me)) != 0)
-		return out_fail(r, "cannot write the cache");
+		return alxs_fail(r, "cannot write the cache");
 	return 0;
 }
 
@@ -433,8 +445,8 @@ csess_apply(struct csession *cs, const char *raw, size_t len, csess_cb cb,
 	int			 r;
 
 	if ((r = alx_view_apply(&cs->view, raw, len, &ev)) != 0) {
-		log_debug("session: event after cursor %lld refused: %s",
-		    (long long)cs->view.cursor, alx_errname(r));
+		alxs_debug(&cs->http, "session: event after cursor %lld "
+		    "refused: %s", (long long)cs->view.cursor, alx_errname(r));
 		cs->bad_event = 1;
 		return r;
 	}
@@ -619,7 +631,8 @@ csess_put_manifest(struct csession *cs, struct alx_manifest *m)
 		seen.ver = m->ver;
 		memcpy(seen.hash, m->hash, ALX_HASH_LEN);
 		seen.epoch = m->epoch;
-		if (cache_seen_save(cs->inv.sid, &seen) == 0)
+		if (cache_seen_save(cs->conf.store_dir, cs->inv.sid,
+		    &seen) == 0)
 			cs->seen = seen;
 	}
 	return r;
@@ -762,16 +775,17 @@ out:
 }
 
 int
-csess_fail(struct csession *cs, int err, const char *what)
+alxs_read_fail(struct csession *cs, int err, const char *what)
 {
 	if (err == ALX_ERR_ROLLBACK)
 		return csess_rollback_fail(cs);
 	if (cs->bad_event)
-		return out_fail_code(EXIT_VERIFY, err, "the relay served an "
+		return alxs_fail_class(ALXS_UNVERIFIED, err, "the relay "
+		    "served an "
 		    "event that does not verify (after cursor %lld); it was "
 		    "not trusted", (long long)cs->view.cursor);
-	if (out_exit_for(err) == EXIT_VERIFY)
-		return out_fail(err, "the relay served data that does not "
-		    "verify; it was not trusted");
-	return out_fail(err, "%s", what);
+	if (alxs_err_verify(err))
+		return alxs_fail_class(ALXS_UNVERIFIED, err, "the relay "
+		    "served data that does not verify; it was not trusted");
+	return alxs_fail(err, "%s", what);
 }

@@ -24,8 +24,7 @@
 
 #include "airlox.h"
 #include "util/mono.h"
-#include "util/log.h"
-#include "client.h"
+#include "alxs.h"
 #include "alxs_reply.h"
 
 #define SSE_ERR_MAX	4096
@@ -150,12 +149,12 @@ sse_once(struct http_conn *hc, struct sse_state *s, const char *path,
 	    mono_ms() >= s->deadline - SSE_DEADLINE_SLACK_MS)
 		return ALX_ERR_EXPIRED;
 	if (cc == CURLE_OK || cc == CURLE_ABORTED_BY_CALLBACK) {
-		log_debug("sse: stream ended: %s", curl_easy_strerror(cc));
+		alxs_debug(hc, "sse: stream ended: %s", curl_easy_strerror(cc));
 		return 0;
 	}
 	*stalled = cc == CURLE_OPERATION_TIMEDOUT;
 	r = http_net_failed(hc, s->curl, cc, stall, errbuf);
-	log_debug("sse: %s", http_net_cause(r));
+	alxs_debug(hc, "sse: %s", http_net_cause(r));
 	return r;
 }
 
@@ -192,7 +191,7 @@ sse_run(struct http_conn *hc, const char *path, int64_t *last_id,
 			r = s.rs.stop > 0 ? 0 : s.rs.stop;
 			break;
 		}
-		if (exec_interrupted) {
+		if (hc->stop != NULL && *hc->stop != 0) {
 			r = ALX_ERR_IO;
 			break;
 		}
@@ -209,14 +208,15 @@ sse_run(struct http_conn *hc, const char *path, int64_t *last_id,
 		if (stalls >= 2)
 			break;
 		if (http_net_cause(r) != NULL && !warned) {
-			out_warn("%s; trying again", http_net_cause(r));
+			alxs_notice(hc->notice, hc->notice_arg,
+			    "%s; trying again", http_net_cause(r));
 			warned = 1;
 		}
 		if (s.rs.events > 0) {
 			backoff = 250;
 			warned = 0;
 		}
-		log_debug("sse: reconnecting after event %lld",
+		alxs_debug(hc, "sse: reconnecting after event %lld",
 		    (long long)*last_id);
 		usleep((useconds_t)backoff * 1000);
 		if (backoff < 5000)

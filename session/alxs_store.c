@@ -1,6 +1,7 @@
 /*
- * alxs_store.c: the client's cache directory, $XDG_CACHE_HOME/airlox
- * (else ~/.cache/airlox), mode 0700, files 0600.
+ * alxs_store.c: the key store, a folder the program names (the settings'
+ * store_dir: the client's $XDG_CACHE_HOME/airlox, the runner's state
+ * directory), mode 0700, files 0600.
  *
  * It holds one participant key per session and invite:
  * sessions/<sid>/<role>-<tag>.json, where tag names the invite's seed
@@ -18,14 +19,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "airlox.h"
-#include "client.h"
+#include "alxs.h"
 
 #define CACHE_FILE_MAX	(64 * 1024)
 
@@ -67,40 +67,6 @@ cache_mkdirs(const char *path)
 	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
 		return ALX_ERR_IO;
 	return 0;
-}
-
-int
-cache_xdg_dir(char *out, size_t len, const char *var, const char *sub)
-{
-	const char	*x = getenv(var);
-	const char	*home = getenv("HOME");
-	char		 parent[900];
-	struct passwd	*pw;
-	int		 r;
-
-	if (x != NULL && x[0] == '/')
-		snprintf(parent, sizeof(parent), "%s", x);
-	else {
-		if (home == NULL || home[0] != '/') {
-			if ((pw = getpwuid(geteuid())) == NULL)
-				return ALX_ERR_IO;
-			home = pw->pw_dir;
-		}
-		if ((size_t)snprintf(parent, sizeof(parent), "%s/%s",
-		    home, sub) >= sizeof(parent))
-			return ALX_ERR_TOO_LARGE;
-	}
-	if ((r = cache_mkdirs(parent)) != 0)
-		return r;
-	if ((size_t)snprintf(out, len, "%s/airlox", parent) >= len)
-		return ALX_ERR_TOO_LARGE;
-	return cache_mkdir(out);
-}
-
-int
-cache_dir(char *out, size_t len)
-{
-	return cache_xdg_dir(out, len, "XDG_CACHE_HOME", ".cache");
 }
 
 /*
@@ -171,8 +137,28 @@ cache_read_file(const char *path, struct alx_buf *b)
 	return r;
 }
 
+/*
+ * The store's folder: made when missing (with the folders on the way),
+ * and refused unless it is a folder of this user's; made 0700 if it was
+ * not.
+ */
 static int
-cache_path(char *out, size_t len, const struct alx_invite *inv)
+cache_dir(const char *store, char *out, size_t len)
+{
+	int	r;
+
+	if (store == NULL || store[0] == '\0')
+		return ALX_ERR_IO;
+	if ((r = cache_mkdirs(store)) != 0 || (r = cache_mkdir(store)) != 0)
+		return r;
+	if ((size_t)snprintf(out, len, "%s", store) >= len)
+		return ALX_ERR_TOO_LARGE;
+	return 0;
+}
+
+static int
+cache_path(const char *store, char *out, size_t len,
+    const struct alx_invite *inv)
 {
 	struct alx_sha256_ctx	 h;
 	uint8_t			 d[ALX_HASH_LEN];
@@ -180,7 +166,7 @@ cache_path(char *out, size_t len, const struct alx_invite *inv)
 	size_t			 n;
 	int			 r;
 
-	if ((r = cache_dir(dir, sizeof(dir))) != 0)
+	if ((r = cache_dir(store, dir, sizeof(dir))) != 0)
 		return r;
 	n = strlen(dir);
 	if (n + 10 >= sizeof(dir))
@@ -296,29 +282,16 @@ cache_note(const struct cache_entry *e)
 	return cache_save_sync(e, 0);
 }
 
-static void
-cache_default_name(char *out, size_t len)
-{
-	const char	*u = getenv("USER");
-	struct passwd	*pw;
-
-	if ((u == NULL || *u == '\0') && (pw = getpwuid(geteuid())) != NULL)
-		u = pw->pw_name;
-	snprintf(out, len, "%s", u != NULL && *u != '\0' ? u : "participant");
-	if (!alx_display_valid(out))
-		snprintf(out, len, "participant");
-}
-
 int
-cache_load(struct cache_entry *e, const struct alx_invite *inv,
-    const char *name, int kind, int *created)
+cache_load(const char *store, struct cache_entry *e,
+    const struct alx_invite *inv, const char *name, int kind, int *created)
 {
 	struct alx_buf	b;
 	int		r;
 
 	memset(e, 0, sizeof(*e));
 	*created = 0;
-	if ((r = cache_path(e->path, sizeof(e->path), inv)) != 0)
+	if ((r = cache_path(store, e->path, sizeof(e->path), inv)) != 0)
 		return r;
 	r = cache_read_file(e->path, &b);
 	if (r == 0) {
@@ -332,10 +305,8 @@ cache_load(struct cache_entry *e, const struct alx_invite *inv,
 	if ((r = alx_sign_keygen(&e->sk)) != 0 ||
 	    (r = alx_kx_keygen(&e->kx)) != 0)
 		return r;
-	if (name != NULL)
-		snprintf(e->name, sizeof(e->name), "%s", name);
-	else
-		cache_default_name(e->name, sizeof(e->name));
+	snprintf(e->name, sizeof(e->name), "%s", name != NULL &&
+	    alx_display_valid(name) ? name : "participant");
 	e->kind = kind;
 	*created = 1;
 	return cache_save(e);
@@ -351,13 +322,13 @@ cache_wipe(struct cache_entry *e)
 
 /* sessions/<sid>/NAME, the folders made on the way. */
 static int
-cache_session_path(char *out, size_t len, const uint8_t sid[ALX_SID_LEN],
-    const char *name)
+cache_session_path(const char *store, char *out, size_t len,
+    const uint8_t sid[ALX_SID_LEN], const char *name)
 {
 	char	dir[900], sids[ALX_FP_STRLEN + 1];
 	int	r;
 
-	if ((r = cache_dir(dir, sizeof(dir))) != 0)
+	if ((r = cache_dir(store, dir, sizeof(dir))) != 0)
 		return r;
 	alx_b64_encode(sids, sid, ALX_SID_LEN);
 	if ((size_t)snprintf(out, len, "%s/sessions", dir) >= len ||
@@ -374,35 +345,37 @@ cache_session_path(char *out, size_t len, const uint8_t sid[ALX_SID_LEN],
 
 /* sessions/<sid>/invite-<role>: the invites this machine made. */
 static int
-cache_invite_path(char *out, size_t len, const uint8_t sid[ALX_SID_LEN],
-    int role)
+cache_invite_path(const char *store, char *out, size_t len,
+    const uint8_t sid[ALX_SID_LEN], int role)
 {
 	char	name[32];
 
 	snprintf(name, sizeof(name), "invite-%s", alx_role_name(role));
-	return cache_session_path(out, len, sid, name);
+	return cache_session_path(store, out, len, sid, name);
 }
 
 int
-cache_invite_store(const uint8_t sid[ALX_SID_LEN], int role, const char *link)
+cache_invite_store(const char *store, const uint8_t sid[ALX_SID_LEN], int role,
+    const char *link)
 {
 	char	path[1024];
 	int	r;
 
-	if ((r = cache_invite_path(path, sizeof(path), sid, role)) != 0)
+	if ((r = cache_invite_path(store, path, sizeof(path), sid, role)) != 0)
 		return r;
 	return cache_write_file(path, link, strlen(link));
 }
 
 int
-cache_invite_load(const uint8_t sid[ALX_SID_LEN], int role, char **link)
+cache_invite_load(const char *store, const uint8_t sid[ALX_SID_LEN], int role,
+    char **link)
 {
 	struct alx_buf	b;
 	char		path[1024];
 	int		r;
 
 	*link = NULL;
-	if ((r = cache_invite_path(path, sizeof(path), sid, role)) != 0)
+	if ((r = cache_invite_path(store, path, sizeof(path), sid, role)) != 0)
 		return r;
 	if ((r = cache_read_file(path, &b)) == 0)
 		*link = (char *)alx_buf_steal(&b, NULL);
@@ -412,15 +385,15 @@ cache_invite_load(const uint8_t sid[ALX_SID_LEN], int role, char **link)
 
 /* Replace a stored invite only when this machine keeps that session's. */
 int
-cache_invite_update(const uint8_t sid[ALX_SID_LEN], int role,
-    const char *link)
+cache_invite_update(const char *store, const uint8_t sid[ALX_SID_LEN],
+    int role, const char *link)
 {
 	char	*old = NULL;
 
-	if (cache_invite_load(sid, ALX_ROLE_OWNER, &old) != 0)
+	if (cache_invite_load(store, sid, ALX_ROLE_OWNER, &old) != 0)
 		return 0;
 	alx_wipe_str(old);
-	return cache_invite_store(sid, role, link);
+	return cache_invite_store(store, sid, role, link);
 }
 
 static int
@@ -437,19 +410,21 @@ cache_seen_read(const char *path, struct alx_view_seen *seen)
 }
 
 int
-cache_seen_load(const uint8_t sid[ALX_SID_LEN], struct alx_view_seen *seen)
+cache_seen_load(const char *store, const uint8_t sid[ALX_SID_LEN],
+    struct alx_view_seen *seen)
 {
 	char	path[1024];
 	int	r;
 
 	memset(seen, 0, sizeof(*seen));
-	if ((r = cache_session_path(path, sizeof(path), sid, "manifest")) != 0)
+	if ((r = cache_session_path(store, path, sizeof(path), sid,
+	    "manifest")) != 0)
 		return r;
 	return cache_seen_read(path, seen);
 }
 
 int
-cache_seen_save(const uint8_t sid[ALX_SID_LEN],
+cache_seen_save(const char *store, const uint8_t sid[ALX_SID_LEN],
     const struct alx_view_seen *seen)
 {
 	struct alx_view_seen	 kept;
@@ -459,7 +434,8 @@ cache_seen_save(const uint8_t sid[ALX_SID_LEN],
 
 	if (seen->ver == 0)
 		return 0;
-	if ((r = cache_session_path(path, sizeof(path), sid, "manifest")) != 0)
+	if ((r = cache_session_path(store, path, sizeof(path), sid,
+	    "manifest")) != 0)
 		return r;
 	/* Two commands of this machine at once: the newer one stays. */
 	snprintf(lock, sizeof(lock), "%s.lock", path);

@@ -1,7 +1,7 @@
 /*
  * craft-job.c: post jobs a well-behaved client would not make, to prove
  * that the runner refuses them itself (built with libairlox and the
- * client's session modules; a test tool, never installed).
+ * relay client library, session/alxs.h; a test tool, never installed).
  *
  *	craft-job expired RUNNER	a job whose not-after time has passed
  *	craft-job limits RUNNER		asks for more time than the session allows
@@ -48,8 +48,7 @@
 #include <unistd.h>
 
 #include "airlox.h"
-#include "client.h"
-#include "client-job.h"
+#include "alxs.h"
 
 static void __attribute__((noreturn))
 die(const char *what, int r)
@@ -260,8 +259,10 @@ craft_post(struct csession *cs, const char *runner, const char *meta,
 int
 main(int argc, char **argv)
 {
-	static struct client_ctx	 ctx;
+	struct alxs_conf		 conf;
 	struct csession			 cs;
+	char				 store[1024];
+	const char			*x = getenv("XDG_CACHE_HOME");
 	uint8_t				 id[ALX_ID_LEN], job[ALX_ID_LEN];
 	char				 idtxt[ALX_FP_STRLEN + 1];
 	const char			*shell =
@@ -275,15 +276,25 @@ main(int argc, char **argv)
 	mode = argv[1];
 	arg = argv[2];
 	alx_crypto_init();
-	out_init(0);
-	ctx.invite = getenv("AIRLOX_INVITE");
-	ctx.name = getenv("CRAFT_NAME") != NULL ? getenv("CRAFT_NAME") :
+	/* The client's key store, where the tests' airlox keeps its keys. */
+	memset(&conf, 0, sizeof(conf));
+	if (x != NULL && x[0] == '/')
+		snprintf(store, sizeof(store), "%s/airlox", x);
+	else
+		snprintf(store, sizeof(store), "%s/.cache/airlox",
+		    getenv("HOME") != NULL ? getenv("HOME") : "");
+	conf.store_dir = store;
+	conf.invite = getenv("AIRLOX_INVITE");
+	conf.name = getenv("CRAFT_NAME") != NULL ? getenv("CRAFT_NAME") :
 	    "crafter";
-	ctx.kind = ALX_PKIND_AGENT;
-	if (ctx.invite == NULL)
+	conf.kind = ALX_PKIND_AGENT;
+	if (conf.invite == NULL)
 		return 2;
-	if ((r = csess_open(&cs, &ctx, CS_JOIN)) != 0 ||
-	    (r = csess_replay(&cs, NULL, NULL)) != 0)
+	if ((r = alxs_open(&cs, &conf, CS_JOIN)) != 0) {
+		fprintf(stderr, "craft-job: %s\n", alxs_error()->cause);
+		die("session", r);
+	}
+	if ((r = csess_replay(&cs, NULL, NULL)) != 0)
 		die("session", r);
 	if ((strcmp(mode, "cancel") == 0 || strcmp(mode, "result") == 0 ||
 	    strcmp(mode, "refuse") == 0 || strcmp(mode, "files") == 0) &&
