@@ -17,10 +17,7 @@ openssl s_server -accept 127.0.0.1:0 -cert "$T/cert.pem" -key "$T/key.pem" \
     -www -naccept 20 > "$T/tls.out" 2>&1 &
 SPID=$!
 trap 'kill $SPID 2>/dev/null; cleanup' EXIT INT TERM
-i=0
-while ! grep -q '^ACCEPT' "$T/tls.out" && [ $i -lt 2400 ]; do
-	i=$((i + 1)); "$PY" -c 'import time; time.sleep(0.05)'
-done
+wait_for grep -q '^ACCEPT' "$T/tls.out"
 SPORT=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' "$T/tls.out")
 [ -n "$SPORT" ] || { echo "Bail out! s_server"; exit 99; }
 

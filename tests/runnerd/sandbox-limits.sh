@@ -70,17 +70,12 @@ new_dirs
 "$SBRUN" -s "$SHIM" -j "$JOB" -w "$WS" -o "$OUT" -t 60000 -- /bin/sh -c \
     "./probe daemon $MARK3; sleep 300" >/dev/null 2>&1 &
 RPID=$!
-i=0
-while ! pgrep -f "sleep $MARK3" >/dev/null && [ $i -lt 2400 ]; do
-	i=$((i+1)); "$PY" -c 'import time; time.sleep(0.05)'
-done
-pgrep -f "sleep $MARK3" >/dev/null; ok $? "a job with a daemon is running"
+wait_for pgrep -f "sleep $MARK3"
+ok $? "a job with a daemon is running"
 kill -9 $RPID; wait $RPID 2>/dev/null
-i=0
-while pgrep -f "sleep $MARK3" >/dev/null && [ $i -lt 2400 ]; do
-	i=$((i+1)); "$PY" -c 'import time; time.sleep(0.05)'
-done
-pgrep -f "sleep $MARK3" >/dev/null; [ $? -ne 0 ]; ok $? "killing the runner kills the whole sandbox"
+daemon_gone() { ! pgrep -f "sleep $MARK3" >/dev/null; }
+wait_for daemon_gone
+ok $? "killing the runner kills the whole sandbox"
 # The runner could not clean up after SIGKILL: remove its cgroups here.
 find /sys/fs/cgroup -maxdepth 6 -type d -name "airlox-$JOB*" -exec rmdir {} + 2>/dev/null
 
