@@ -27,7 +27,7 @@ concern_kind(const char *kind)
 
 /* Agent posts in a row up the reply chain, ending at this item. */
 static int64_t
-concern_hops(const struct csession *cs, const struct csess_item *ci)
+concern_hops(const struct alxs_sess *cs, const struct alxs_sess_item *ci)
 {
 	int64_t	hops = 0;
 	size_t	guard = 0;
@@ -39,13 +39,13 @@ concern_hops(const struct csession *cs, const struct csess_item *ci)
 			hops++;
 		if (!ci->has_reply)
 			break;
-		ci = csess_item(cs, ci->reply_to);
+		ci = alxs_sess_item(cs, ci->reply_to);
 	}
 	return hops;
 }
 
 int
-concern_from(struct csession *cs, const char *from, struct concern_opts *o,
+concern_from(struct alxs_sess *cs, const char *from, struct concern_opts *o,
     char **cause)
 {
 	(void)cs;
@@ -87,11 +87,11 @@ concern_from_ok(const struct concern_opts *o,
 }
 
 int
-concern_item(const struct csession *cs, const struct concern_opts *o,
+concern_item(const struct alxs_sess *cs, const struct concern_opts *o,
     const struct alx_view_event *ev)
 {
 	const struct alx_item	*it = &ev->item;
-	const struct csess_item	*ci, *parent;
+	const struct alxs_sess_item	*ci, *parent;
 	int			 yes;
 
 	if (ev->type != ALX_EV_ITEM || !concern_kind(it->kind))
@@ -105,14 +105,14 @@ concern_item(const struct csession *cs, const struct concern_opts *o,
 	else if (ev->member != NULL && ev->member->cert.role == ALX_ROLE_OWNER)
 		yes = 1;
 	else if (it->has_reply_to) {
-		parent = csess_item(cs, it->reply_to);
+		parent = alxs_sess_item(cs, it->reply_to);
 		yes = parent != NULL && alx_ct_eq(parent->author,
 		    cs->view.me_fp, ALX_FP_LEN);
 	} else
 		yes = 0;
 	if (!yes)
 		return 0;
-	if ((ci = csess_item(cs, it->id)) != NULL && o->max_hops > 0 &&
+	if ((ci = alxs_sess_item(cs, it->id)) != NULL && o->max_hops > 0 &&
 	    concern_hops(cs, ci) > o->max_hops)
 		return 0;
 	return 1;

@@ -35,11 +35,11 @@ cache_xdg_dir(char *out, size_t len, const char *var, const char *sub)
 		    home, sub) >= sizeof(parent))
 			return ALX_ERR_TOO_LARGE;
 	}
-	if ((r = cache_mkdirs(parent)) != 0)
+	if ((r = alxs_cache_mkdirs(parent)) != 0)
 		return r;
 	if ((size_t)snprintf(out, len, "%s/airlox", parent) >= len)
 		return ALX_ERR_TOO_LARGE;
-	return cache_mkdir(out);
+	return alxs_cache_mkdir(out);
 }
 
 int

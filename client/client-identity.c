@@ -60,7 +60,7 @@ identity_load(struct alx_signkey *sk)
 	memset(sk, 0, sizeof(*sk));
 	if ((r = identity_path(path, sizeof(path))) != 0)
 		return r;
-	if ((r = cache_read_file(path, &b)) != 0) {
+	if ((r = alxs_cache_read_file(path, &b)) != 0) {
 		alx_buf_free(&b);
 		return r;
 	}
@@ -102,7 +102,7 @@ identity_create(struct alx_signkey *sk)
 	alx_wipe(seed, sizeof(seed));
 	if ((r = alx_jw_finish(&jw, &s, &len)) == 0) {
 		/* Never over one that exists (two at once: one wins). */
-		r = cache_write_new(path, s, len);
+		r = alxs_cache_write_new(path, s, len);
 		alx_wipe(s, len);
 		free(s);
 	}

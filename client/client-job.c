@@ -62,7 +62,7 @@ job_runner_matches(const struct alx_manifest *m,
 
 /* Wrap the job key to its readers; the count of runners wrapped to. */
 static int
-job_wraps(struct csession *cs, struct alx_item *it, const struct job_target *t,
+job_wraps(struct alxs_sess *cs, struct alx_item *it, const struct job_target *t,
     const uint8_t kitem[ALX_KEY_LEN], int *nrunners)
 {
 	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
@@ -89,27 +89,27 @@ job_wraps(struct csession *cs, struct alx_item *it, const struct job_target *t,
 }
 
 int
-job_post(struct csession *cs, const struct job_target *t, const char *meta,
+job_post(struct alxs_sess *cs, const struct job_target *t, const char *meta,
     size_t metalen, int fd, int64_t size, const uint8_t *kjob,
     struct job_posted *out)
 {
 	struct alx_item		 it;
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	uint8_t			 kitem[ALX_KEY_LEN];
 	uint8_t			*pt = NULL, *ct = NULL;
 	char			*cause = NULL, path[128];
 	int			 r, nrunners;
 
 	memset(out, 0, sizeof(*out));
-	if (cs->view.cursor == 0 && (r = csess_replay(cs, NULL, NULL)) != 0)
+	if (cs->view.cursor == 0 && (r = alxs_sess_replay(cs, NULL, NULL)) != 0)
 		return r;
 	if ((r = alx_view_item_begin(&cs->view, &it, "job",
-	    http_now(&cs->http))) != 0)
+	    alxs_http_now(&cs->http))) != 0)
 		return r;
 	it.has_job = 1;
 	it.job.is_label = t->is_label;
 	snprintf(it.job.name, sizeof(it.job.name), "%s", t->name);
-	it.job.not_after = http_now(&cs->http) + t->wait_s;
+	it.job.not_after = alxs_http_now(&cs->http) + t->wait_s;
 	it.size = size;
 	if (kjob != NULL)
 		memcpy(kitem, kjob, sizeof(kitem));
@@ -130,26 +130,27 @@ job_post(struct csession *cs, const struct job_target *t, const char *meta,
 			r = ALX_ERR_NOMEM;
 			goto out;
 		}
-		if ((r = item_hash_chunks(&it, kitem, fd, pt, ct)) != 0)
+		if ((r = alxs_item_hash_chunks(&it, kitem, fd, pt, ct)) != 0)
 			goto out;
 	}
 	if ((r = alx_item_sign(&it, &cs->me.sk)) != 0)
 		goto out;
 	/* Unsigned: the item's own signature authenticates it (section 11). */
-	csess_path(cs, path, sizeof(path), "/items");
-	r = http_request(&cs->http, "POST", path, it.obj.raw, it.obj.raw_len,
+	alxs_sess_path(cs, path, sizeof(path), "/items");
+	r = alxs_http_request(&cs->http, "POST", path, it.obj.raw,
+	    it.obj.raw_len,
 	    NULL, 0, 4096, &resp);
 	if (r != 0)
 		out->message = resp.message != NULL ? strdup(resp.message) : NULL;
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	if (r != 0)
 		goto out;
-	item_note_chain(cs, &it);
+	alxs_item_note_chain(cs, &it);
 	memcpy(out->id, it.id, ALX_ID_LEN);
 	memcpy(out->hash, it.hash, ALX_HASH_LEN);
 	out->not_after = it.job.not_after;
 	if (size > 0)
-		r = item_upload_chunks(cs, &it, kitem, fd, pt, ct, &cause);
+		r = alxs_item_upload_chunks(cs, &it, kitem, fd, pt, ct, &cause);
 out:
 	free(cause);
 	alx_wipe(kitem, sizeof(kitem));
@@ -178,7 +179,7 @@ struct job_follow {
 
 /* The result: verified, bound to the job, and to the output that came. */
 static int
-job_follow_result(struct job_follow *f, struct csession *cs,
+job_follow_result(struct job_follow *f, struct alxs_sess *cs,
     const struct alx_view_event *ev, const char *meta, size_t len)
 {
 	const struct alx_view_job	*vj = alx_view_job(&cs->view, f->id);
@@ -217,7 +218,7 @@ job_follow_result(struct job_follow *f, struct csession *cs,
 }
 
 static int
-job_follow_event(struct csession *cs, const struct alx_view_event *ev,
+job_follow_event(struct alxs_sess *cs, const struct alx_view_event *ev,
     void *arg)
 {
 	struct job_follow	*f = arg;
@@ -255,7 +256,7 @@ job_follow_event(struct csession *cs, const struct alx_view_event *ev,
 	}
 	if (strcmp(ev->item.kind, "result") != 0)
 		return 0;
-	if ((r = item_meta(cs, &ev->item, &meta, &len)) != 0) {
+	if ((r = alxs_item_meta(cs, &ev->item, &meta, &len)) != 0) {
 		/* The job's one result, sealed wrong by its runner. */
 		item_passed_over(cs, ev, r, "does not open");
 		f->err = r;
@@ -273,17 +274,17 @@ job_follow_event(struct csession *cs, const struct alx_view_event *ev,
  * 0, or the relay's error.
  */
 static int
-job_state(struct csession *cs, const uint8_t id[ALX_ID_LEN], char *state,
+job_state(struct alxs_sess *cs, const uint8_t id[ALX_ID_LEN], char *state,
     size_t len)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	char			 path[160], idtxt[ALX_FP_STRLEN + 1], *s = NULL;
 	int			 arr, r;
 
 	alx_b64_encode(idtxt, id, ALX_ID_LEN);
-	csess_path(cs, path, sizeof(path), "/jobs/%s", idtxt);
-	r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1, 65536,
+	alxs_sess_path(cs, path, sizeof(path), "/jobs/%s", idtxt);
+	r = alxs_http_request(&cs->http, "GET", path, NULL, 0, NULL, 1, 65536,
 	    &resp);
 	if (r == 0 && (r = alx_json_parse(&j, (const char *)resp.body.data,
 	    resp.body.len, NULL)) == 0) {
@@ -296,7 +297,7 @@ job_state(struct csession *cs, const uint8_t id[ALX_ID_LEN], char *state,
 	}
 	free(s);
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	return r;
 }
 
@@ -318,7 +319,7 @@ job_outage_wait(struct job_outage *o, int err, int left)
 }
 
 static void
-job_outage_over(struct job_outage *o, const struct csession *cs)
+job_outage_over(struct job_outage *o, const struct alxs_sess *cs)
 {
 	if (o->down)
 		out_warn("the relay is back; resuming after event %lld",
@@ -334,14 +335,14 @@ job_outage_over(struct job_outage *o, const struct csession *cs)
  * counted from when this wait began if that was later.
  */
 static int
-job_expired(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+job_expired(struct alxs_sess *cs, const uint8_t id[ALX_ID_LEN],
     int64_t not_after, int64_t since, int *held)
 {
 	char	state[16];
 
 	if (since > not_after)
 		not_after = since;
-	if (*held || not_after == 0 || http_now(&cs->http) <= not_after +
+	if (*held || not_after == 0 || alxs_http_now(&cs->http) <= not_after +
 	    JOB_EXPIRED_GRACE)
 		return 0;
 	if (job_state(cs, id, state, sizeof(state)) != 0)
@@ -354,7 +355,7 @@ job_expired(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 }
 
 int
-job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+job_wait(struct alxs_sess *cs, const uint8_t id[ALX_ID_LEN],
     const uint8_t hash[ALX_HASH_LEN], int64_t timeout_s, int print,
     struct job_outcome *out)
 {
@@ -363,7 +364,7 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 	struct job_outage		 o = { 0, 1 };
 	char				 idtxt[ALX_FP_STRLEN + 1];
 	time_t				 end = time(NULL) + (time_t)timeout_s;
-	int64_t				 not_after = 0, wait, since;
+	int64_t				 not_after = 0, wait, since, until;
 	int				 r, left, held = 0;
 
 	memset(&f, 0, sizeof(f));
@@ -373,9 +374,9 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 	f.id = id;
 	f.hash = hash;
 	f.out = &out->out;
-	since = http_now(&cs->http);
+	since = alxs_http_now(&cs->http);
 	/* A fresh view reads the whole log first (the result may be there). */
-	if (cs->view.cursor == 0 && (r = csess_replay(cs, job_follow_event,
+	if (cs->view.cursor == 0 && (r = alxs_sess_replay(cs, job_follow_event,
 	    &f)) != 0 && r != 1)
 		return r;
 	while (!f.done) {
@@ -403,13 +404,13 @@ job_wait(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 		}
 		/* Wake up when the job may have expired, to ask then. */
 		wait = left > 25 ? 25 : left;
-		if (!held && not_after > 0 && (not_after > since ? not_after :
-		    since) + JOB_EXPIRED_GRACE - http_now(&cs->http) + 1 < wait)
-			wait = (not_after > since ? not_after : since) +
-			    JOB_EXPIRED_GRACE - http_now(&cs->http) + 1;
+		until = (not_after > since ? not_after : since) +
+		    JOB_EXPIRED_GRACE - alxs_http_now(&cs->http) + 1;
+		if (!held && not_after > 0 && until < wait)
+			wait = until;
 		if (wait < 1)
 			wait = 1;
-		r = csess_poll(cs, (int)wait, job_follow_event, &f);
+		r = alxs_sess_poll(cs, (int)wait, job_follow_event, &f);
 		if (r != 0 && r != 1) {
 			if (!jobout_transient(r))
 				return r;

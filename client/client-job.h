@@ -53,11 +53,11 @@ struct jobout {
 void	jobout_init(struct jobout *, const char *idtxt, int print, int json);
 void	jobout_free(struct jobout *);
 /* A progress item replying to the job: its output, after every check. */
-int	jobout_progress(struct jobout *, struct csession *,
+int	jobout_progress(struct jobout *, struct alxs_sess *,
 	    const struct alx_view_event *);
 /* A progress item whose chunks a passing error kept back: again. */
 int	jobout_pending(const struct jobout *);
-int	jobout_retry(struct jobout *, struct csession *);
+int	jobout_retry(struct jobout *, struct alxs_sess *);
 /* The relay is away or busy, or the item is still coming: try again. */
 int	jobout_transient(int err);
 /* Everything held back is printed. */
@@ -78,7 +78,8 @@ struct job_outcome {
 };
 
 /* Seal, wrap, sign and post a job; ALX_ERR_NOT_FOUND: no runner to wrap to. */
-int	job_post(struct csession *, const struct job_target *, const char *meta,
+int	job_post(struct alxs_sess *, const struct job_target *,
+    const char *meta,
 	    size_t metalen, int fd, int64_t size, const uint8_t *kjob,
 	    struct job_posted *);
 /*
@@ -87,7 +88,7 @@ int	job_post(struct csession *, const struct job_target *, const char *meta,
  * the job's hash as the session's log has it. The outcome's jobout is
  * the caller's to free (job_outcome_free).
  */
-int	job_wait(struct csession *, const uint8_t id[ALX_ID_LEN],
+int	job_wait(struct alxs_sess *, const uint8_t id[ALX_ID_LEN],
 	    const uint8_t hash[ALX_HASH_LEN], int64_t timeout_s, int print,
 	    struct job_outcome *);
 void	job_outcome_free(struct job_outcome *);
@@ -96,7 +97,8 @@ void	job_outcome_free(struct job_outcome *);
  * result --save); *refused counts files not written (hostile names,
  * entries the result does not list). 0, or an error.
  */
-int	job_save(struct csession *, const struct job_outcome *, const char *dir,
+int	job_save(struct alxs_sess *, const struct job_outcome *,
+    const char *dir,
 	    int *refused);
 /*
  * The verified result: its output's start (the runner's own words), the
@@ -108,11 +110,12 @@ void	run_print_result(const struct job_outcome *, const char *idtxt,
 int	run_exit_code(const struct alx_resultmeta *);
 /* --save DIR: check it first; then save, returning code or a failure's. */
 int	run_save_dir(const char *dir);
-int	run_save(struct csession *, const struct job_outcome *, const char *dir,
+int	run_save(struct alxs_sess *, const struct job_outcome *,
+    const char *dir,
 	    int code);
 
 /* cmd-session-approve.c */
-int	session_approve(struct csession *, const struct alx_view_member *,
+int	session_approve(struct alxs_sess *, const struct alx_view_member *,
 	    const char *name, const char *const *labels, size_t nlabels,
 	    int remove, int64_t *ver);
 /* cmd-session-create.c */
@@ -140,12 +143,12 @@ struct verify_reports {
 	struct verify_report	*v;
 	size_t			 n;
 };
-/* A csess_cb: keeps the latest verify report of each runner key. */
-int	verify_reports_event(struct csession *, const struct alx_view_event *,
+/* A alxs_sess_cb: keeps the latest verify report of each runner key. */
+int	verify_reports_event(struct alxs_sess *, const struct alx_view_event *,
 	    void *reports);
 const struct verify_report *verify_reports_find(const struct verify_reports *,
 	    const uint8_t *fp);
-const struct verify_report *verify_report_await(struct csession *,
+const struct verify_report *verify_report_await(struct alxs_sess *,
 	    struct verify_reports *, const uint8_t *fp, int wait_s);
 int	verify_report_gate(struct client_ctx *, const char *name,
 	    const struct verify_report *);

@@ -237,7 +237,7 @@ jobout_transient(int r)
 
 /* Print one progress item's output; it must be the next of its runner. */
 static int
-jobout_take(struct jobout *jo, struct csession *cs, const struct alx_item *it,
+jobout_take(struct jobout *jo, struct alxs_sess *cs, const struct alx_item *it,
     const uint8_t pk[ALX_SIGN_PK_LEN])
 {
 	struct alx_progressmeta	 pm;
@@ -246,7 +246,7 @@ jobout_take(struct jobout *jo, struct csession *cs, const struct alx_item *it,
 	size_t			 len;
 	int			 r;
 
-	if ((r = item_meta(cs, it, &meta, &len)) != 0)
+	if ((r = alxs_item_meta(cs, it, &meta, &len)) != 0)
 		return r;
 	r = alx_progressmeta_decode(&pm, meta, len);
 	free(meta);
@@ -260,7 +260,7 @@ jobout_take(struct jobout *jo, struct csession *cs, const struct alx_item *it,
 		return pm.seq <= jo->nprog ? ALX_ERR_REPLAYED : ALX_ERR_ORDER;
 	pc.jo = jo;
 	pc.split = pm.size[ALX_OUT_STDOUT];
-	if (it->size > 0 && (r = item_read_chunks(cs, it, jobout_chunk,
+	if (it->size > 0 && (r = alxs_item_read_chunks(cs, it, jobout_chunk,
 	    &pc)) != 0) {
 		if (jobout_transient(r) && jobout_hold(jo, it, pk) != 0)
 			return ALX_ERR_NOMEM;
@@ -276,7 +276,7 @@ jobout_take(struct jobout *jo, struct csession *cs, const struct alx_item *it,
 }
 
 int
-jobout_progress(struct jobout *jo, struct csession *cs,
+jobout_progress(struct jobout *jo, struct alxs_sess *cs,
     const struct alx_view_event *ev)
 {
 	const struct alx_item	*it = &ev->item;
@@ -303,7 +303,7 @@ jobout_pending(const struct jobout *jo)
 }
 
 int
-jobout_retry(struct jobout *jo, struct csession *cs)
+jobout_retry(struct jobout *jo, struct alxs_sess *cs)
 {
 	struct alx_item	it;
 	int		r;

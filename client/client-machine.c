@@ -31,7 +31,7 @@ machine_dir(char *out, size_t len, const char *name)
 		return r;
 	if ((size_t)snprintf(out, len, "%s/machines", base) >= len)
 		return ALX_ERR_TOO_LARGE;
-	if ((r = cache_mkdir(out)) != 0 || name == NULL)
+	if ((r = alxs_cache_mkdir(out)) != 0 || name == NULL)
 		return r;
 	if ((size_t)snprintf(out, len, "%s/machines/%s", base, name) >= len)
 		return ALX_ERR_TOO_LARGE;
@@ -45,10 +45,10 @@ machine_write(const char *name, const char *file, const char *text)
 	int	r;
 
 	if ((r = machine_dir(dir, sizeof(dir), name)) != 0 ||
-	    (r = cache_mkdir(dir)) != 0)
+	    (r = alxs_cache_mkdir(dir)) != 0)
 		return r;
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return cache_write_file(path, text, strlen(text));
+	return alxs_cache_write_file(path, text, strlen(text));
 }
 
 int
@@ -62,7 +62,7 @@ machine_read(const char *name, const char *file, char **text)
 	if ((r = machine_dir(dir, sizeof(dir), name)) != 0)
 		return r;
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if ((r = cache_read_file(path, &b)) == 0) {
+	if ((r = alxs_cache_read_file(path, &b)) == 0) {
 		*text = (char *)alx_buf_steal(&b, NULL);
 		(*text)[strcspn(*text, "\n")] = '\0';
 	}

@@ -168,7 +168,7 @@ out_vfail(int code, int err, const char *fmt, va_list ap)
 	const char	*net;
 	char		 msg[1024];
 
-	if ((net = http_net_cause(err)) != NULL)
+	if ((net = alxs_http_net_cause(err)) != NULL)
 		snprintf(msg, sizeof(msg), "%s", net);
 	else
 		vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -88,7 +88,7 @@ save_link(int pfd, const char *tmp, const char *base, char *got, size_t len)
 static int
 save_write(int fd, const void *p, size_t len)
 {
-	return item_chunk_to_fd(&fd, p, len, 0);
+	return alxs_item_chunk_to_fd(&fd, p, len, 0);
 }
 
 static void
@@ -259,7 +259,7 @@ save_zip(struct save *sv, int fd)
 }
 
 int
-job_save(struct csession *cs, const struct job_outcome *o, const char *dir,
+job_save(struct alxs_sess *cs, const struct job_outcome *o, const char *dir,
     int *refused)
 {
 	struct alx_item		 it;
@@ -298,7 +298,8 @@ job_save(struct csession *cs, const struct job_outcome *o, const char *dir,
 	}
 	unlinkat(sv.dirfd, tmp, 0);	/* nothing left behind */
 	size = it.size;
-	r = size > 0 ? item_read_chunks(cs, &it, item_chunk_to_fd, &pfd) :
+	r = size > 0 ? alxs_item_read_chunks(cs, &it, alxs_item_chunk_to_fd,
+	    &pfd) :
 	    ALX_ERR_NOT_FOUND;
 	alx_item_free(&it);
 	if (r == ALX_ERR_NOT_FOUND)

@@ -90,7 +90,7 @@ client_fail(int err)
 }
 
 int
-csess_open(struct csession *cs, struct client_ctx *ctx, int flags)
+csess_open(struct alxs_sess *cs, struct client_ctx *ctx, int flags)
 {
 	struct alxs_conf	 conf;
 	int			 r;
@@ -103,20 +103,20 @@ csess_open(struct csession *cs, struct client_ctx *ctx, int flags)
 }
 
 int
-csess_fail(struct csession *cs, int err, const char *what)
+csess_fail(struct alxs_sess *cs, int err, const char *what)
 {
 	return client_fail(alxs_read_fail(cs, err, what));
 }
 
 /* Post p and report it; returns the exit code. */
 int
-item_send(struct csession *cs, struct item_post *p)
+item_send(struct alxs_sess *cs, struct alxs_item_post *p)
 {
 	struct alx_jw	 jw;
 	char		*cause = NULL, id[ALX_FP_STRLEN + 1];
 	int		 r;
 
-	r = item_post(cs, p, &cause);
+	r = alxs_item_post(cs, p, &cause);
 	if (r == ALX_ERR_WRONG_ROLE)
 		return out_fail(r, "%s invite cannot send %s items",
 		    alxs_a_role(cs->inv.role), p->kind);
@@ -168,7 +168,7 @@ code_event(const char *event, const char *code, int64_t expires,
  * relay, or another one).
  */
 static void
-code_print_how(const struct csession *cs, const char *code, const char *how)
+code_print_how(const struct alxs_sess *cs, const char *code, const char *how)
 {
 	const char	*p;
 
@@ -190,7 +190,7 @@ code_print_how(const struct csession *cs, const char *code, const char *how)
 
 /* The library's news of a code: printed, and with --json as events. */
 struct code_show {
-	struct csession	*cs;
+	struct alxs_sess	*cs;
 	const char	*how;
 };
 
@@ -202,7 +202,7 @@ code_show(int event, const char *code, int64_t deadline, int fails,
 
 	if (event == ALXS_CODE_WRONG) {
 		out_warn("a wrong code was tried (%d of %d)", fails,
-		    CODE_MAX_FAILS);
+		    ALXS_CODE_MAX_FAILS);
 		return;
 	}
 	code_event("code", code, deadline, 0);
@@ -214,7 +214,7 @@ code_show(int event, const char *code, int64_t deadline, int fails,
 }
 
 int
-code_create(struct csession *cs, int role, const char *invite, int64_t ttl,
+code_create(struct alxs_sess *cs, int role, const char *invite, int64_t ttl,
     const char *how)
 {
 	struct code_show	sh = { cs, how };
@@ -251,7 +251,7 @@ code_receive_fail(int r, int gone, int64_t answer_s)
 	    r == ALX_ERR_SESSION_EXPIRED)
 		return out_fail(r, "no such code on this relay: it was used, "
 		    "cancelled or has expired");
-	/* What code_receive() said of the relay's URL, first. */
+	/* What alxs_code_receive() said of the relay's URL, first. */
 	if (alxs_error()->err == r && alxs_error()->cause[0] != '\0')
 		out_warn("%s", alxs_error()->cause);
 	return out_fail(r, "the transfer failed");

@@ -21,11 +21,11 @@ struct show_meta {
 };
 
 static void
-show_meta_open(struct csession *cs, const struct alx_item *it,
+show_meta_open(struct alxs_sess *cs, const struct alx_item *it,
     struct show_meta *sm)
 {
 	memset(sm, 0, sizeof(*sm));
-	if ((sm->err = item_meta(cs, it, &sm->raw, &sm->len)) != 0)
+	if ((sm->err = alxs_item_meta(cs, it, &sm->raw, &sm->len)) != 0)
 		return;
 	if ((sm->err = alx_json_parse(&sm->j, sm->raw, sm->len, NULL)) != 0 ||
 	    alx_json_type(sm->j, 0) != ALX_JSON_OBJECT) {
@@ -71,7 +71,7 @@ show_member_json(struct alx_jw *jw, const struct alx_view_member *m,
 }
 
 static void
-show_json(struct csession *cs, const struct alx_view_event *ev,
+show_json(struct alxs_sess *cs, const struct alx_view_event *ev,
     const struct show_meta *sm, const char *event, const char *saved)
 {
 	const struct alx_item	*it = &ev->item;
@@ -121,7 +121,7 @@ show_json(struct csession *cs, const struct alx_view_event *ev,
 }
 
 static void
-show_text(struct csession *cs, const struct alx_view_event *ev,
+show_text(struct alxs_sess *cs, const struct alx_view_event *ev,
     const struct show_meta *sm, const char *saved)
 {
 	const struct alx_item		*it = &ev->item;
@@ -142,7 +142,7 @@ show_text(struct csession *cs, const struct alx_view_event *ev,
 	if (it->nto > 0) {
 		printf(" to");
 		for (i = 0; i < it->nto; i++) {
-			s = (char *)csess_member_name(cs, it->to[i]);
+			s = (char *)alxs_sess_member_name(cs, it->to[i]);
 			printf("%s ", i ? "," : "");
 			out_safe(stdout, s, strlen(s));
 		}
@@ -182,18 +182,18 @@ show_text(struct csession *cs, const struct alx_view_event *ev,
 
 /* Tell the relay this participant read the item (its author's receipt). */
 static void
-show_ack(struct csession *cs, const struct alx_item *it)
+show_ack(struct alxs_sess *cs, const struct alx_item *it)
 {
-	struct http_resp	resp;
+	struct alxs_resp	resp;
 	char			path[160], id[ALX_FP_STRLEN + 1];
 
 	if (memcmp(it->author, cs->view.me_fp, ALX_FP_LEN) == 0)
 		return;
 	alx_b64_encode(id, it->id, ALX_ID_LEN);
-	csess_path(cs, path, sizeof(path), "/items/%s", id);
-	http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+	alxs_sess_path(cs, path, sizeof(path), "/items/%s", id);
+	alxs_http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
 	    ALX_ITEM_BODY_MAX * 2, &resp);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 }
 
 /*
@@ -202,7 +202,7 @@ show_ack(struct csession *cs, const struct alx_item *it)
  * with --json a {"event":"passed_over"} line.
  */
 void
-item_passed_over(struct csession *cs, const struct alx_view_event *ev,
+item_passed_over(struct alxs_sess *cs, const struct alx_view_event *ev,
     int why, const char *what)
 {
 	const struct alx_view_member	*m = ev->member;
@@ -237,7 +237,7 @@ item_passed_over(struct csession *cs, const struct alx_view_event *ev,
 
 /* What the view said of an item it passed over (ALX_EV_REFUSED). */
 void
-item_refused(struct csession *cs, const struct alx_view_event *ev)
+item_refused(struct alxs_sess *cs, const struct alx_view_event *ev)
 {
 	const char	*what;
 
@@ -263,7 +263,7 @@ item_refused(struct csession *cs, const struct alx_view_event *ev)
 }
 
 int
-item_show(struct csession *cs, const struct alx_view_event *ev,
+item_show(struct alxs_sess *cs, const struct alx_view_event *ev,
     const char *savedir, const char *event)
 {
 	struct show_meta	 sm;
@@ -280,7 +280,8 @@ item_show(struct csession *cs, const struct alx_view_event *ev,
 	if (savedir != NULL && strcmp(ev->item.kind, "file") == 0 &&
 	    sm.err == 0 && ev->item.size > 0) {
 		name = show_str(&sm, "name", 1024);
-		r = item_save(cs, &ev->item, savedir, name, &saved, &cause);
+		r = alxs_item_save(cs, &ev->item, savedir, name, &saved,
+		    &cause);
 		free(name);
 		if (r == ALX_ERR_DECRYPT || r == ALX_ERR_KEY_COMMIT) {
 			/* A chunk its author sealed wrong: nothing was kept. */

@@ -27,7 +27,7 @@
  * does not verify at all means the relay tampered: nothing is trusted.
  */
 static int
-target_load_members(struct csession *cs, int *untrusted)
+target_load_members(struct alxs_sess *cs, int *untrusted)
 {
 	struct alx_json		*j = NULL;
 	const char		*raw;
@@ -35,10 +35,10 @@ target_load_members(struct csession *cs, int *untrusted)
 	int			 arr, i, n, r;
 
 	*untrusted = 0;
-	if ((r = csess_participants(cs, &j, &arr, &n)) != 0)
+	if ((r = alxs_sess_participants(cs, &j, &arr, &n)) != 0)
 		return r;
 	for (i = 0; i < n; i++) {
-		if ((r = alx_json_raw(j, csess_participant_cert(j,
+		if ((r = alx_json_raw(j, alxs_sess_participant_cert(j,
 		    alx_json_arr_at(j, arr, i)), &raw, &len)) != 0)
 			goto out;
 		r = alx_view_add_cert(&cs->view, raw, len, 0, NULL);
@@ -62,7 +62,7 @@ out:
 
 /* --to NAME|FP (repeatable) and --reply-to ITEM into p. */
 int
-item_targets(struct csession *cs, struct item_post *p)
+item_targets(struct alxs_sess *cs, struct alxs_item_post *p)
 {
 	const struct client_ctx	*ctx = cs->arg;
 	const struct cmd_args	*a = &ctx->args;
@@ -96,7 +96,7 @@ item_targets(struct csession *cs, struct item_post *p)
 		if (p->nto == 0 && (p->to = calloc(ALX_MAX_TO,
 		    ALX_FP_LEN)) == NULL)
 			return EXIT_FAIL;
-		if (csess_resolve(cs, v, p->to[p->nto], &cause) != 0) {
+		if (alxs_sess_resolve(cs, v, p->to[p->nto], &cause) != 0) {
 			r = out_fail(ALX_ERR_NOT_FOUND, "--to: %s", cause ?
 			    cause : v);
 			free(cause);

@@ -578,10 +578,10 @@ ctree_state_path(const struct ctree_opts *o, char *out, size_t len,
 	if ((r = cache_dir(dir, sizeof(dir))) != 0)
 		return r;
 	if ((size_t)snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir),
-	    "/trees") >= sizeof(dir) || cache_mkdir(dir) != 0)
+	    "/trees") >= sizeof(dir) || alxs_cache_mkdir(dir) != 0)
 		return ALX_ERR_IO;
 	if ((size_t)snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir),
-	    "/%s", o->sid) >= sizeof(dir) || cache_mkdir(dir) != 0)
+	    "/%s", o->sid) >= sizeof(dir) || alxs_cache_mkdir(dir) != 0)
 		return ALX_ERR_IO;
 	if ((size_t)snprintf(out, len, "%s/%s%s", dir, tgt, suffix) >= len)
 		return ALX_ERR_TOO_LARGE;

@@ -76,7 +76,7 @@ verify_report_probes(struct alx_json *j, int v, struct verify_report *rep)
 }
 
 int
-verify_reports_event(struct csession *cs, const struct alx_view_event *ev,
+verify_reports_event(struct alxs_sess *cs, const struct alx_view_event *ev,
     void *arg)
 {
 	struct verify_reports	*vr = arg;
@@ -89,7 +89,7 @@ verify_reports_event(struct csession *cs, const struct alx_view_event *ev,
 	if (ev->type != ALX_EV_ITEM || ev->member == NULL ||
 	    ev->member->cert.role != ALX_ROLE_RUNNER ||
 	    strcmp(ev->item.kind, "report") != 0 ||
-	    item_meta(cs, &ev->item, &meta, &len) != 0)
+	    alxs_item_meta(cs, &ev->item, &meta, &len) != 0)
 		return 0;
 	memset(&got, 0, sizeof(got));
 	if (alx_json_parse(&j, meta, len, NULL) == 0 &&
@@ -132,7 +132,7 @@ struct verify_await {
 };
 
 static int
-verify_await_event(struct csession *cs, const struct alx_view_event *ev,
+verify_await_event(struct alxs_sess *cs, const struct alx_view_event *ev,
     void *arg)
 {
 	struct verify_await	*a = arg;
@@ -147,7 +147,7 @@ verify_await_event(struct csession *cs, const struct alx_view_event *ev,
  * joins, once its probes ran). NULL when none came.
  */
 const struct verify_report *
-verify_report_await(struct csession *cs, struct verify_reports *vr,
+verify_report_await(struct alxs_sess *cs, struct verify_reports *vr,
     const uint8_t *fp, int wait_s)
 {
 	struct verify_await	 a = { vr, fp };
@@ -155,7 +155,7 @@ verify_report_await(struct csession *cs, struct verify_reports *vr,
 	int			 r;
 
 	while (verify_reports_find(vr, fp) == NULL && time(NULL) < end) {
-		r = csess_poll(cs, 10, verify_await_event, &a);
+		r = alxs_sess_poll(cs, 10, verify_await_event, &a);
 		if (r != 0 && r != 1)
 			break;
 	}

@@ -169,19 +169,19 @@ void	 client_conf(const struct client_ctx *, struct alxs_conf *);
 int	 client_fail(int err);
 /* alxs_open() with the command's settings; cs->arg is ctx. The exit
  * code, the failure printed. */
-int	 csess_open(struct csession *, struct client_ctx *, int flags);
+int	 csess_open(struct alxs_sess *, struct client_ctx *, int flags);
 /* alxs_read_fail(), printed; the exit code. */
-int	 csess_fail(struct csession *, int err, const char *what);
+int	 csess_fail(struct alxs_sess *, int err, const char *what);
 /* Post p and report it; returns the exit code. */
-int	 item_send(struct csession *, struct item_post *);
+int	 item_send(struct alxs_sess *, struct alxs_item_post *);
 /*
  * A transfer code for invite, printed with how (the command to run on the
  * other machine, %s for the code and %r for the relay's URL; NULL: airlox
  * receive with --relay); the exit code.
  */
-int	 code_create(struct csession *, int role, const char *invite,
+int	 code_create(struct alxs_sess *, int role, const char *invite,
 	    int64_t wait_s, const char *how);
-/* Say why code_receive() failed; returns the exit status. */
+/* Say why alxs_code_receive() failed; returns the exit status. */
 int	 code_receive_fail(int r, int gone, int64_t answer_s);
 
 /* client-show.c */
@@ -190,16 +190,16 @@ int	 code_receive_fail(int r, int gone, int64_t answer_s);
  * item whose meta or file does not open (bad_ciphertext) is passed over
  * with a warning naming its author, and 0 returned.
  */
-int	 item_show(struct csession *, const struct alx_view_event *,
+int	 item_show(struct alxs_sess *, const struct alx_view_event *,
 	    const char *savedir, const char *event);
 /* Warn (and with --json print) that an item was passed over, and why. */
-void	 item_passed_over(struct csession *, const struct alx_view_event *,
+void	 item_passed_over(struct alxs_sess *, const struct alx_view_event *,
 	    int why, const char *what);
 /* The same for an item the view refused (ALX_EV_REFUSED). */
-void	 item_refused(struct csession *, const struct alx_view_event *);
+void	 item_refused(struct alxs_sess *, const struct alx_view_event *);
 
 /* client-target.c */
-int	 item_targets(struct csession *, struct item_post *);
+int	 item_targets(struct alxs_sess *, struct alxs_item_post *);
 
 /* client-identity.c: the user's lasting owner key (airlox identity) */
 int	 identity_path(char *, size_t);
@@ -218,9 +218,9 @@ struct concern_opts {
 	int64_t		 max_hops;
 };
 /* 1 when the item concerns this participant (client-concern.c). */
-int	 concern_item(const struct csession *, const struct concern_opts *,
+int	 concern_item(const struct alxs_sess *, const struct concern_opts *,
 	    const struct alx_view_event *);
-int	 concern_from(struct csession *, const char *, struct concern_opts *,
+int	 concern_from(struct alxs_sess *, const char *, struct concern_opts *,
 	    char **cause);
 
 /* client-exec.c */

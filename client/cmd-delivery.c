@@ -21,11 +21,11 @@ struct dl_receipt {
 };
 
 static int
-dl_fetch(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+dl_fetch(struct alxs_sess *cs, const uint8_t id[ALX_ID_LEN],
     struct dl_receipt **out, size_t *n)
 {
 	struct alx_json_limits	 lim = { 1024 * 1024, 8, 65536 };
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	char			 path[160], ids[ALX_FP_STRLEN + 1];
 	int			 arr, i, k, r;
@@ -33,8 +33,8 @@ dl_fetch(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 	*out = NULL;
 	*n = 0;
 	alx_b64_encode(ids, id, ALX_ID_LEN);
-	csess_path(cs, path, sizeof(path), "/receipts/%s", ids);
-	if ((r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+	alxs_sess_path(cs, path, sizeof(path), "/receipts/%s", ids);
+	if ((r = alxs_http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
 	    lim.max_bytes, &resp)) != 0)
 		goto out;
 	if ((r = alx_json_parse(&j, (const char *)resp.body.data,
@@ -59,12 +59,12 @@ dl_fetch(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 	}
 out:
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	return r;
 }
 
 static void
-dl_print(struct csession *cs, const struct csess_item *ci,
+dl_print(struct alxs_sess *cs, const struct alxs_sess_item *ci,
     const struct dl_receipt *rc, size_t n)
 {
 	struct alx_jw	 jw;
@@ -83,7 +83,7 @@ dl_print(struct csession *cs, const struct csess_item *ci,
 		for (i = 0; i < n; i++) {
 			alx_jw_obj_begin(&jw);
 			alx_jw_kb64(&jw, "fp", rc[i].fp, ALX_FP_LEN);
-			alx_jw_kstr(&jw, "name", csess_member_name(cs,
+			alx_jw_kstr(&jw, "name", alxs_sess_member_name(cs,
 			    rc[i].fp));
 			alx_jw_kint(&jw, "time", rc[i].time);
 			alx_jw_obj_end(&jw);
@@ -96,7 +96,7 @@ dl_print(struct csession *cs, const struct csess_item *ci,
 	    "fetched by");
 	for (i = 0; i < n; i++) {
 		out_time(when, sizeof(when), rc[i].time);
-		name = csess_member_name(cs, rc[i].fp);
+		name = alxs_sess_member_name(cs, rc[i].fp);
 		printf("  ");
 		out_safe(stdout, name, strlen(name));
 		printf(" at %s\n", when);
@@ -104,7 +104,7 @@ dl_print(struct csession *cs, const struct csess_item *ci,
 }
 
 static int
-dl_wanted(const struct client_ctx *ctx, const struct csess_item *ci)
+dl_wanted(const struct client_ctx *ctx, const struct alxs_sess_item *ci)
 {
 	char	id[ALX_FP_STRLEN + 1];
 	int	i;
@@ -121,16 +121,16 @@ dl_wanted(const struct client_ctx *ctx, const struct csess_item *ci)
 static int
 cmd_delivery_exec(struct client_ctx *ctx)
 {
-	struct csession		 cs;
+	struct alxs_sess		 cs;
 	struct dl_receipt	*rc;
 	size_t			 i, n;
 	int			 r;
 
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0 ||
-	    (r = csess_replay(&cs, NULL, NULL)) != 0) {
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0 ||
+	    (r = alxs_sess_replay(&cs, NULL, NULL)) != 0) {
 		if (r < 0)
 			r = csess_fail(&cs, r, "cannot read the session's log");
-		csess_close(&cs);
+		alxs_sess_close(&cs);
 		return r;
 	}
 	for (i = 0; i < cs.nitems && r == 0; i++) {
@@ -144,7 +144,7 @@ cmd_delivery_exec(struct client_ctx *ctx)
 		dl_print(&cs, &cs.items[i], rc, n);
 		free(rc);
 	}
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 

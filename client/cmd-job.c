@@ -85,7 +85,7 @@ job_ls_announce(struct job_ls *jl, const struct alx_announce *a)
 }
 
 static int
-job_ls_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
+job_ls_event(struct alxs_sess *cs, const struct alx_view_event *ev, void *arg)
 {
 	struct job_ls		*jl = arg;
 	struct job_ls_target	*t;
@@ -113,17 +113,17 @@ job_ls_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
 
 /* Which of the runners the log knows the relay sees online. */
 static int
-job_ls_online(struct csession *cs, struct job_ls *jl)
+job_ls_online(struct alxs_sess *cs, struct job_ls *jl)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	struct job_ls_runner	*r;
 	uint8_t			 pk[ALX_SIGN_PK_LEN], fp[ALX_FP_LEN];
 	char			 path[128];
 	int			 arr, i, n, e, a, on, rc;
 
-	csess_path(cs, path, sizeof(path), "/runners");
-	if ((rc = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+	alxs_sess_path(cs, path, sizeof(path), "/runners");
+	if ((rc = alxs_http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
 	    4 * 1024 * 1024, &resp)) != 0)
 		goto out;
 	if ((rc = alx_json_parse(&j, (const char *)resp.body.data,
@@ -148,7 +148,7 @@ job_ls_online(struct csession *cs, struct job_ls *jl)
 	}
 out:
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	return rc;
 }
 
@@ -192,7 +192,7 @@ job_ls_serves(const struct job_ls_runner *r, const struct job_ls_target *t)
  * approval; one the relay sees online first.
  */
 static const struct job_ls_runner *
-job_ls_unapproved(const struct csession *cs, const struct job_ls *jl,
+job_ls_unapproved(const struct alxs_sess *cs, const struct job_ls *jl,
     const struct job_ls_target *t)
 {
 	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
@@ -219,7 +219,7 @@ job_ls_unapproved(const struct csession *cs, const struct job_ls *jl,
  * unapproved runner (not_approved), else empty.
  */
 static const char *
-job_ls_explain(const struct csession *cs, const struct job_ls *jl,
+job_ls_explain(const struct alxs_sess *cs, const struct job_ls *jl,
     const uint8_t id[ALX_ID_LEN], const char *why, char *text, size_t len,
     char runner[ALX_FP_STRLEN + 1])
 {
@@ -282,7 +282,7 @@ job_ls_word(const char *s)
 
 /* The log and the runners online, read when some job waits. */
 static int
-job_ls_load(struct csession *cs, struct alx_json *j, int arr, int n,
+job_ls_load(struct alxs_sess *cs, struct alx_json *j, int arr, int n,
     struct job_ls *jl)
 {
 	char	*state = NULL;
@@ -300,7 +300,7 @@ job_ls_load(struct csession *cs, struct alx_json *j, int arr, int n,
 	if ((jl->runners = calloc(JOB_LS_RUNNERS_MAX,
 	    sizeof(*jl->runners))) == NULL)
 		return ALX_ERR_NOMEM;
-	if ((r = csess_replay(cs, job_ls_event, jl)) != 0)
+	if ((r = alxs_sess_replay(cs, job_ls_event, jl)) != 0)
 		return csess_fail(cs, r, "cannot read the session's log");
 	if ((r = job_ls_online(cs, jl)) != 0)
 		return out_fail(r, "the relay did not list the runners");
@@ -308,7 +308,7 @@ job_ls_load(struct csession *cs, struct alx_json *j, int arr, int n,
 }
 
 static void
-job_ls_print(struct csession *cs, const struct job_ls *jl,
+job_ls_print(struct alxs_sess *cs, const struct job_ls *jl,
     const char *idtxt, const uint8_t id[ALX_ID_LEN], const char *state,
     const char *why, const char *by)
 {
@@ -351,8 +351,8 @@ job_ls_print(struct csession *cs, const struct job_ls *jl,
 static int
 cmd_job_ls_exec(struct client_ctx *ctx)
 {
-	struct csession		 cs;
-	struct http_resp	 resp;
+	struct alxs_sess		 cs;
+	struct alxs_resp	 resp;
 	struct job_ls		 jl;
 	struct alx_json		*j = NULL;
 	uint8_t			 id[ALX_ID_LEN], fp[ALX_FP_LEN];
@@ -362,18 +362,18 @@ cmd_job_ls_exec(struct client_ctx *ctx)
 	int			 arr, i, n, t, r, has_by;
 
 	memset(&jl, 0, sizeof(jl));
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto out;
-	csess_path(&cs, path, sizeof(path), "/jobs");
-	if ((r = http_request(&cs.http, "GET", path, NULL, 0, NULL, 1,
+	alxs_sess_path(&cs, path, sizeof(path), "/jobs");
+	if ((r = alxs_http_request(&cs.http, "GET", path, NULL, 0, NULL, 1,
 	    4 * 1024 * 1024, &resp)) != 0) {
 		r = out_fail(r, "the relay did not list the jobs");
-		http_resp_free(&resp);
+		alxs_http_resp_free(&resp);
 		goto out;
 	}
 	r = alx_json_parse(&j, (const char *)resp.body.data, resp.body.len,
 	    NULL);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	if (r != 0 || (arr = alx_json_obj_get(j, 0, "jobs")) < 0 ||
 	    (n = alx_json_arr_len(j, arr)) < 0) {
 		r = out_fail(ALX_ERR_BAD_JSON, "the relay's job list is not "
@@ -411,7 +411,7 @@ out:
 	free(jl.targets);
 	free(jl.runners);
 	alx_json_free(j);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 
@@ -434,7 +434,7 @@ static const struct cmd_opt cmd_job_logs_opts[] = {
 static int
 cmd_job_logs_exec(struct client_ctx *ctx)
 {
-	struct csession		 cs;
+	struct alxs_sess		 cs;
 	struct job_outcome	 o;
 	uint8_t			 id[ALX_ID_LEN];
 	int64_t			 wait_s = 86400;
@@ -446,7 +446,7 @@ cmd_job_logs_exec(struct client_ctx *ctx)
 	if (alx_b64_decode_exact(id, sizeof(id), ctx->args.pos[0],
 	    strlen(ctx->args.pos[0])) != 0)
 		return out_usage("%s: not a job id", ctx->args.pos[0]);
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto out;
 	/* The whole log is read: the output from the start, then live. */
 	r = job_wait(&cs, id, NULL, args_has(&ctx->args, "follow") ? wait_s :
@@ -464,7 +464,7 @@ cmd_job_logs_exec(struct client_ctx *ctx)
 	r = run_exit_code(&o.rm);
 out:
 	job_outcome_free(&o);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 
@@ -484,8 +484,8 @@ static int
 cmd_job_cancel_exec(struct client_ctx *ctx)
 {
 	const struct alx_view_job *vj;
-	struct csession	 cs;
-	struct item_post p;
+	struct alxs_sess	 cs;
+	struct alxs_item_post p;
 	struct alx_jw	 jw;
 	char		*meta = NULL, *cause = NULL;
 	size_t		 len;
@@ -495,9 +495,9 @@ cmd_job_cancel_exec(struct client_ctx *ctx)
 	if (alx_b64_decode_exact(p.reply_to, ALX_ID_LEN, ctx->args.pos[0],
 	    strlen(ctx->args.pos[0])) != 0)
 		return out_usage("%s: not a job id", ctx->args.pos[0]);
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto out;
-	if ((r = csess_replay(&cs, NULL, NULL)) != 0) {
+	if ((r = alxs_sess_replay(&cs, NULL, NULL)) != 0) {
 		r = out_fail(r, "cannot read the session's log");
 		goto out;
 	}
@@ -507,7 +507,7 @@ cmd_job_cancel_exec(struct client_ctx *ctx)
 		goto out;
 	}
 	/* The relay and every reader refuse it from anyone else. */
-	if (!csess_is_owner(&cs) &&
+	if (!alxs_sess_is_owner(&cs) &&
 	    !alx_ct_eq(vj->author, cs.view.me_fp, ALX_FP_LEN)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only job %s's author or the "
 		    "session's owner can cancel it", ctx->args.pos[0]);
@@ -527,7 +527,7 @@ cmd_job_cancel_exec(struct client_ctx *ctx)
 	p.metalen = len;
 	p.fd = -1;
 	p.has_reply = 1;
-	if ((r = item_post(&cs, &p, &cause)) != 0) {
+	if ((r = alxs_item_post(&cs, &p, &cause)) != 0) {
 		r = out_fail(r, "the cancel was not posted%s%s",
 		    cause ? ": " : "", cause ? cause : "");
 		goto out;
@@ -543,7 +543,7 @@ cmd_job_cancel_exec(struct client_ctx *ctx)
 out:
 	free(cause);
 	free(meta);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 

@@ -108,10 +108,10 @@ listen_completed(struct listen_state *ls, const uint8_t id[ALX_ID_LEN])
 }
 
 static int
-listen_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
+listen_event(struct alxs_sess *cs, const struct alx_view_event *ev, void *arg)
 {
 	struct listen_state	*ls = arg;
-	const struct csess_item	*ci;
+	const struct alxs_sess_item	*ci;
 
 	if (ev->cursor <= ls->start)
 		return 0;
@@ -133,7 +133,7 @@ listen_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
 		ls->printed++;
 		return item_show(cs, ev, NULL, "item");
 	}
-	ci = csess_item(cs, ev->item.id);
+	ci = alxs_sess_item(cs, ev->item.id);
 	if (ev->item.size > 0 && (ci == NULL || !ci->complete))
 		return listen_wait_add(ls, ev);
 	return listen_add(ls, ev->item.id);
@@ -162,7 +162,7 @@ listen_expire(struct listen_state *ls)
  * (not before skipped ones: those wake this process when they arrive).
  */
 static int
-listen_save(struct csession *cs, struct listen_state *ls)
+listen_save(struct alxs_sess *cs, struct listen_state *ls)
 {
 	int64_t	c = cs->view.cursor;
 	size_t	i;
@@ -173,7 +173,7 @@ listen_save(struct csession *cs, struct listen_state *ls)
 	if (c <= cs->me.listen)
 		return 0;
 	cs->me.listen = c;
-	return cache_note(&cs->me);
+	return alxs_cache_note(&cs->me);
 }
 
 static char *
@@ -246,7 +246,7 @@ listen_argv(struct listen_state *ls, char *ids[], char **prompt)
 }
 
 static int
-listen_run(struct csession *cs, struct listen_state *ls, int64_t run_timeout)
+listen_run(struct alxs_sess *cs, struct listen_state *ls, int64_t run_timeout)
 {
 	char		*ids[LISTEN_BATCH_MAX], *env[8], *prompt, **av;
 	char		 dir[1024];
@@ -357,7 +357,7 @@ listen_opts(struct client_ctx *ctx, struct listen_state *ls,
 }
 
 static int
-listen_loop(struct csession *cs, struct listen_state *ls, int64_t timeout,
+listen_loop(struct alxs_sess *cs, struct listen_state *ls, int64_t timeout,
     int64_t run_timeout)
 {
 	time_t	end = timeout > 0 ? time(NULL) + (time_t)timeout : 0;
@@ -393,7 +393,7 @@ listen_loop(struct csession *cs, struct listen_state *ls, int64_t timeout,
 				wait = (int)(ls->wait[i].deadline - now);
 		if (wait < 1)
 			wait = 1;
-		if ((r = csess_poll(cs, wait, listen_event, ls)) != 0) {
+		if ((r = alxs_sess_poll(cs, wait, listen_event, ls)) != 0) {
 			if (exec_interrupted)
 				return EXIT_INTERRUPTED;
 			return csess_fail(cs, r, "listening failed");
@@ -405,7 +405,7 @@ static int
 cmd_listen_exec(struct client_ctx *ctx)
 {
 	struct listen_state	 ls;
-	struct csession		 cs;
+	struct alxs_sess		 cs;
 	const char		*from;
 	char			*cause = NULL;
 	int64_t			 timeout, run_timeout;
@@ -428,17 +428,17 @@ cmd_listen_exec(struct client_ctx *ctx)
 			    from);
 	}
 	exec_signals();
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0) {
-		csess_close(&cs);
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0) {
+		alxs_sess_close(&cs);
 		return r;
 	}
 	ls.start = cs.me.listen;
-	if ((r = csess_replay(&cs, listen_event, &ls)) != 0)
+	if ((r = alxs_sess_replay(&cs, listen_event, &ls)) != 0)
 		r = csess_fail(&cs, r, "cannot read the session's log");
 	else
 		r = listen_loop(&cs, &ls, timeout, run_timeout);
 	free(ls.wait);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 

@@ -55,7 +55,7 @@ struct machine_wait {
 };
 
 static int
-machine_join_event(struct csession *cs, const struct alx_view_event *ev,
+machine_join_event(struct alxs_sess *cs, const struct alx_view_event *ev,
     void *arg)
 {
 	struct machine_wait	*w = arg;
@@ -147,7 +147,7 @@ machine_join_command(struct client_ctx *ctx, const char *name,
 }
 
 static int
-machine_add_approve(struct client_ctx *ctx, struct csession *cs,
+machine_add_approve(struct client_ctx *ctx, struct alxs_sess *cs,
     const char *name, const struct alx_view_member *m)
 {
 	const char	*labels[ALX_MAX_LABELS], *lv;
@@ -174,7 +174,7 @@ machine_add_approve(struct client_ctx *ctx, struct csession *cs,
 static int
 cmd_machine_add_exec(struct client_ctx *ctx)
 {
-	struct csession		 cs;
+	struct alxs_sess		 cs;
 	struct machine_wait	 w;
 	struct alx_jw		 jw;
 	const struct alx_view_member *m;
@@ -206,7 +206,7 @@ cmd_machine_add_exec(struct client_ctx *ctx)
 		goto out;
 	}
 	ctx->invite = inv[ALX_ROLE_OWNER];
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto out;
 	if ((how = machine_join_command(ctx, name, sb)) == NULL) {
 		r = EXIT_FAIL;
@@ -218,10 +218,10 @@ cmd_machine_add_exec(struct client_ctx *ctx)
 		goto out;
 	w.name = name;
 	end = time(NULL) + MACHINE_JOIN_WAIT;
-	if ((r = csess_replay(&cs, machine_join_event, &w)) != 0 && r != 1)
+	if ((r = alxs_sess_replay(&cs, machine_join_event, &w)) != 0 && r != 1)
 		goto out;
 	while (!w.joined && time(NULL) < end) {
-		r = csess_poll(&cs, 10, machine_join_event, &w);
+		r = alxs_sess_poll(&cs, 10, machine_join_event, &w);
 		if (r != 0 && r != 1)
 			goto out;
 	}
@@ -233,7 +233,7 @@ cmd_machine_add_exec(struct client_ctx *ctx)
 	end = time(NULL) + VERIFY_REPORT_WAIT;
 	while (verify_reports_find(&w.reports, w.fp) == NULL &&
 	    time(NULL) < end) {
-		r = csess_poll(&cs, 10, machine_join_event, &w);
+		r = alxs_sess_poll(&cs, 10, machine_join_event, &w);
 		if (r != 0 && r != 1)
 			goto out;
 	}
@@ -262,7 +262,7 @@ cmd_machine_add_exec(struct client_ctx *ctx)
 		    name);
 out:
 	verify_reports_free(&w.reports);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	free(how);
 	for (role = 0; role < ALX_ROLE_COUNT; role++)
 		if (inv[role] != NULL) {
@@ -281,7 +281,7 @@ const struct cmd_entry cmd_machine_add_entry = {
 
 /* Open the machine's session as its owner. */
 static int
-machine_open(struct client_ctx *ctx, const char *name, struct csession *cs,
+machine_open(struct client_ctx *ctx, const char *name, struct alxs_sess *cs,
     char **owner)
 {
 	memset(cs, 0, sizeof(*cs));
@@ -289,7 +289,7 @@ machine_open(struct client_ctx *ctx, const char *name, struct csession *cs,
 		return out_fail(ALX_ERR_NOT_FOUND, "no machine %s here "
 		    "(airlox machine ls)", name);
 	ctx->invite = *owner;
-	return csess_open(cs, ctx, CS_JOIN);
+	return csess_open(cs, ctx, ALXS_JOIN);
 }
 
 static const struct cmd_opt cmd_machine_ls_opts[] = {
@@ -299,15 +299,15 @@ static const struct cmd_opt cmd_machine_ls_opts[] = {
 static void
 machine_ls_one(struct client_ctx *ctx, const char *name)
 {
-	struct csession		 cs;
+	struct alxs_sess		 cs;
 	const struct alx_manifest *m;
 	struct alx_jw		 jw;
 	char			*owner = NULL, *settings = NULL, fps[64];
 	size_t			 i;
 
 	if (machine_open(ctx, name, &cs, &owner) != 0 ||
-	    csess_replay(&cs, NULL, NULL) != 0) {
-		csess_close(&cs);
+	    alxs_sess_replay(&cs, NULL, NULL) != 0) {
+		alxs_sess_close(&cs);
 		free(owner);
 		return;
 	}
@@ -348,7 +348,7 @@ machine_ls_one(struct client_ctx *ctx, const char *name)
 	} else
 		printf("  jobs so far: %zu\n", cs.view.njobs);
 	free(settings);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	alx_wipe_str(owner);
 }
 
@@ -388,7 +388,7 @@ cmd_machine_approve_exec(struct client_ctx *ctx)
 	const struct verify_report	*rep;
 	const struct alx_manifest	*m;
 	struct verify_reports		 reports;
-	struct csession			 cs;
+	struct alxs_sess			 cs;
 	const char			*on = args_get(&ctx->args, "on");
 	const char			*labels[1];
 	char				*owner = NULL, fps[64];
@@ -403,7 +403,7 @@ cmd_machine_approve_exec(struct client_ctx *ctx)
 	    !alx_name_valid(on + 5)))
 		return out_usage("--on pool/LABEL");
 	if ((r = machine_open(ctx, ctx->args.pos[0], &cs, &owner)) != 0 ||
-	    (r = csess_replay(&cs, verify_reports_event, &reports)) != 0)
+	    (r = alxs_sess_replay(&cs, verify_reports_event, &reports)) != 0)
 		goto out;
 	m = alx_view_manifest(&cs.view);
 	for (i = 0; i < cs.view.nmembers; i++) {
@@ -451,7 +451,7 @@ cmd_machine_approve_exec(struct client_ctx *ctx)
 	    ctx->args.pos[0]);
 out:
 	verify_reports_free(&reports);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	alx_wipe_str(owner);
 	return r;
 }
@@ -471,7 +471,7 @@ static const struct cmd_opt cmd_machine_invite_opts[] = {
 static int
 cmd_machine_invite_exec(struct client_ctx *ctx)
 {
-	struct csession	 cs;
+	struct alxs_sess	 cs;
 	char		*sender = NULL, *owner = NULL;
 	int		 r;
 
@@ -488,7 +488,7 @@ cmd_machine_invite_exec(struct client_ctx *ctx)
 		r = code_create(&cs, ALX_ROLE_SENDER, sender, 600,
 		    "AIRLOX_INVITE=\"$(airlox receive --relay %r %s)\"");
 out:
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	alx_wipe_str(sender);
 	alx_wipe_str(owner);
 	return r;
@@ -508,8 +508,8 @@ static int
 cmd_machine_rm_exec(struct client_ctx *ctx)
 {
 	struct alx_notice	 n;
-	struct http_resp	 resp;
-	struct csession		 cs;
+	struct alxs_resp	 resp;
+	struct alxs_sess		 cs;
 	char			*owner = NULL, path[128];
 	int			 r;
 
@@ -518,12 +518,12 @@ cmd_machine_rm_exec(struct client_ctx *ctx)
 	memset(&n, 0, sizeof(n));
 	strcpy(n.type, "close");
 	memcpy(n.sid, cs.inv.sid, ALX_SID_LEN);
-	n.time = http_now(&cs.http);
+	n.time = alxs_http_now(&cs.http);
 	if ((r = alx_notice_sign(&n, &cs.me.sk)) == 0) {
-		csess_path(&cs, path, sizeof(path), "%s", "");
-		r = http_request(&cs.http, "DELETE", path, n.obj.raw,
+		alxs_sess_path(&cs, path, sizeof(path), "%s", "");
+		r = alxs_http_request(&cs.http, "DELETE", path, n.obj.raw,
 		    n.obj.raw_len, NULL, 1, 4096, &resp);
-		http_resp_free(&resp);
+		alxs_http_resp_free(&resp);
 		alx_notice_free(&n);
 	}
 	if (r != 0 && r != ALX_ERR_SESSION_EXPIRED && r != ALX_ERR_NOT_FOUND) {
@@ -535,7 +535,7 @@ cmd_machine_rm_exec(struct client_ctx *ctx)
 	    ctx->args.pos[0]);
 	r = 0;
 out:
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	alx_wipe_str(owner);
 	return r;
 }
@@ -551,7 +551,7 @@ static const struct cmd_opt cmd_machine_denied_opts[] = {
 
 /* Print the egress attempts a report of the machine's runner lists. */
 static int
-machine_denied_event(struct csession *cs, const struct alx_view_event *ev,
+machine_denied_event(struct alxs_sess *cs, const struct alx_view_event *ev,
     void *arg)
 {
 	struct alx_json	*j = NULL;
@@ -562,7 +562,7 @@ machine_denied_event(struct csession *cs, const struct alx_view_event *ev,
 	int		 d, arr, i, n, t, *count = arg;
 
 	if (ev->type != ALX_EV_ITEM || strcmp(ev->item.kind, "report") != 0 ||
-	    item_meta(cs, &ev->item, &meta, &len) != 0)
+	    alxs_item_meta(cs, &ev->item, &meta, &len) != 0)
 		return 0;
 	if (alx_json_parse(&j, meta, len, NULL) != 0 ||
 	    (d = alx_json_obj_get(j, 0, "denied")) < 0 ||
@@ -604,15 +604,15 @@ out:
 static int
 cmd_machine_denied_exec(struct client_ctx *ctx)
 {
-	struct csession	 cs;
+	struct alxs_sess	 cs;
 	char		*owner = NULL;
 	int		 r, count = 0;
 
 	if ((r = machine_open(ctx, ctx->args.pos[0], &cs, &owner)) == 0 &&
-	    (r = csess_replay(&cs, machine_denied_event, &count)) == 0 &&
+	    (r = alxs_sess_replay(&cs, machine_denied_event, &count)) == 0 &&
 	    count == 0 && !out_json())
 		printf("no denied egress on %s\n", ctx->args.pos[0]);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	alx_wipe_str(owner);
 	return r;
 }

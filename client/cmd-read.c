@@ -32,7 +32,7 @@ struct read_state {
 };
 
 static int
-read_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
+read_event(struct alxs_sess *cs, const struct alx_view_event *ev, void *arg)
 {
 	struct read_state	*rs = arg;
 	int			 i;
@@ -59,7 +59,7 @@ static int
 cmd_read_exec(struct client_ctx *ctx)
 {
 	struct read_state	 rs;
-	struct csession		 cs;
+	struct alxs_sess		 cs;
 	struct stat		 st;
 	int			 i, r;
 	time_t			 end;
@@ -85,13 +85,13 @@ cmd_read_exec(struct client_ctx *ctx)
 			r = out_usage("not an item id: %s", ctx->args.pos[i]);
 			goto out;
 		}
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto out;
 	cs.chunk_wait = rs.wait;
-	r = csess_replay(&cs, read_event, &rs);
+	r = alxs_sess_replay(&cs, read_event, &rs);
 	end = time(NULL) + (time_t)rs.wait;
 	while (r == 0 && rs.left > 0 && time(NULL) < end)
-		r = csess_poll(&cs, (int)(end - time(NULL)) > 25 ? 25 :
+		r = alxs_sess_poll(&cs, (int)(end - time(NULL)) > 25 ? 25 :
 		    (int)(end - time(NULL)) + 1, read_event, &rs);
 	if (r != 0)
 		r = csess_fail(&cs, r, "cannot read the items");
@@ -106,7 +106,7 @@ cmd_read_exec(struct client_ctx *ctx)
 		    ctx->args.pos[i]);
 	}
 out:
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	free(rs.ids);
 	free(rs.done);
 	return r;

@@ -27,13 +27,14 @@ cmd_receive_exec(struct client_ctx *ctx)
 	int64_t			 answer_s;
 	int			 r, gone;
 
-	if ((r = args_duration(&ctx->args, "timeout", CODE_ANSWER_S,
+	if ((r = args_duration(&ctx->args, "timeout", ALXS_CODE_ANSWER_S,
 	    &answer_s)) != 0)
 		return r;
 	if (answer_s <= 0)
 		return out_usage("--timeout: must be above zero (like 60s)");
 	client_conf(ctx, &conf);
-	r = code_receive(&conf, ctx->args.pos[0], answer_s, &invite, &gone);
+	r = alxs_code_receive(&conf, ctx->args.pos[0], answer_s, &invite,
+	    &gone);
 	if (r != 0)
 		return code_receive_fail(r, gone, answer_s);
 	alx_invite_parse(&inv, invite);

@@ -29,7 +29,7 @@ static const struct cmd_opt cmd_result_opts[] = {
 static int
 cmd_result_exec(struct client_ctx *ctx)
 {
-	struct csession			 cs;
+	struct alxs_sess			 cs;
 	struct job_outcome		 o;
 	uint8_t				 id[ALX_ID_LEN];
 	char				 sid[ALX_B64_ENCLEN(ALX_SID_LEN) + 1];
@@ -43,7 +43,7 @@ cmd_result_exec(struct client_ctx *ctx)
 	if (alx_b64_decode_exact(id, sizeof(id), ctx->args.pos[0],
 	    strlen(ctx->args.pos[0])) != 0)
 		return out_usage("%s: not a job id", ctx->args.pos[0]);
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto out;
 	/* The output first, as the job wrote it, then the footer. */
 	r = job_wait(&cs, id, NULL, wait_s > 0 ? wait_s : 1, 1, &o);
@@ -78,7 +78,7 @@ cmd_result_exec(struct client_ctx *ctx)
 		r = run_save(&cs, &o, args_get(&ctx->args, "save"), r);
 out:
 	job_outcome_free(&o);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 

@@ -90,7 +90,7 @@ run_requirements(struct client_ctx *ctx, struct alx_jobmeta *jm)
 
 /* The one approved runner of the session, for a run without --on. */
 static int
-run_default_target(struct csession *cs, struct job_target *t)
+run_default_target(struct alxs_sess *cs, struct job_target *t)
 {
 	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
 
@@ -103,7 +103,7 @@ run_default_target(struct csession *cs, struct job_target *t)
 }
 
 static int
-run_target(struct client_ctx *ctx, struct csession *cs, struct job_target *t)
+run_target(struct client_ctx *ctx, struct alxs_sess *cs, struct job_target *t)
 {
 	const char	*on = args_get(&ctx->args, "on");
 
@@ -272,10 +272,10 @@ run_inputs_open(struct client_ctx *ctx, struct run_inputs *in)
  * job's (kjob), and name them in the job's meta.
  */
 static int
-run_inputs_post(struct csession *cs, struct run_inputs *in,
+run_inputs_post(struct alxs_sess *cs, struct run_inputs *in,
     const uint8_t kjob[ALX_KEY_LEN], struct alx_jobmeta *jm)
 {
-	struct item_post	 p;
+	struct alxs_item_post	 p;
 	char			*meta = NULL, *cause = NULL;
 	size_t			 i;
 	int			 r;
@@ -299,7 +299,7 @@ run_inputs_post(struct csession *cs, struct run_inputs *in,
 		p.fd = in->fd[i];
 		p.size = in->size[i];
 		p.job_key = kjob;
-		r = item_post(cs, &p, &cause);
+		r = alxs_item_post(cs, &p, &cause);
 		free(meta);
 		if (r != 0) {
 			r = out_fail(r, "--input %s was not sent%s%s",
@@ -327,7 +327,7 @@ struct run_tree {
 
 /* tree: build the tree (again, after a tree_mismatch) as the payload. */
 static int
-run_tree(struct client_ctx *ctx, struct csession *cs,
+run_tree(struct client_ctx *ctx, struct alxs_sess *cs,
     const struct job_target *t, struct alx_jobmeta *jm, struct ctree *tr,
     struct run_tree *rt, int *fd, int64_t *size)
 {
@@ -627,7 +627,7 @@ run_print_result(const struct job_outcome *o, const char *idtxt, int saving)
 }
 
 int
-run_save(struct csession *cs, const struct job_outcome *o, const char *dir,
+run_save(struct alxs_sess *cs, const struct job_outcome *o, const char *dir,
     int code)
 {
 	int	r, refused;
@@ -674,7 +674,7 @@ run_print_command(const struct alx_jobmeta *jm, const char *script)
 static int
 cmd_run_exec(struct client_ctx *ctx)
 {
-	struct csession		 cs;
+	struct alxs_sess		 cs;
 	struct job_target	 t;
 	struct job_posted	 posted;
 	struct job_outcome	 o;
@@ -710,7 +710,7 @@ cmd_run_exec(struct client_ctx *ctx)
 	if ((r = run_meta(ctx, &jm, &fd, &size)) != 0 ||
 	    (r = run_requirements(ctx, &jm)) != 0)
 		goto done;
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto close;
 	if ((r = run_target(ctx, &cs, &t)) != 0)
 		goto close;
@@ -844,7 +844,7 @@ again:
 		r = run_save(&cs, &o, args_get(&ctx->args, "save"), r);
 close:
 	job_outcome_free(&o);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 done:
 	run_inputs_free(&in);
 	alx_wipe(kjob, sizeof(kjob));

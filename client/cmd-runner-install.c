@@ -235,7 +235,7 @@ install_write(const char *dir, const char *name, const char *text,
 		return out_fail(ALX_ERR_IO, "cannot make %s", dir);
 	if ((size_t)snprintf(path, len, "%s/%s", dir, name) >= len)
 		return out_fail(ALX_ERR_TOO_LARGE, "%s: path too long", dir);
-	if ((r = cache_write_file(path, text, strlen(text))) != 0 ||
+	if ((r = alxs_cache_write_file(path, text, strlen(text))) != 0 ||
 	    chmod(path, 0644) != 0)
 		return out_fail(ALX_ERR_IO, "cannot write %s", path);
 	printf("wrote %s\n", path);
@@ -456,9 +456,10 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 	/* The invite: received now, kept where the runner looks for it. */
 	if ((v = args_get(&ctx->args, "code")) != NULL) {
 		client_conf(ctx, &conf);
-		if ((r = code_receive(&conf, v, CODE_ANSWER_S, &invite,
+		if ((r = alxs_code_receive(&conf, v, ALXS_CODE_ANSWER_S,
+		    &invite,
 		    &gone)) != 0)
-			return code_receive_fail(r, gone, CODE_ANSWER_S);
+			return code_receive_fail(r, gone, ALXS_CODE_ANSWER_S);
 	} else if (ctx->invite != NULL)
 		invite = strdup(ctx->invite);
 	else
@@ -471,7 +472,7 @@ cmd_runner_install_exec(struct client_ctx *ctx)
 		goto out;
 	}
 	snprintf(invpath, sizeof(invpath), "%s/invite", state);
-	if ((r = cache_write_file(invpath, invite, strlen(invite))) != 0) {
+	if ((r = alxs_cache_write_file(invpath, invite, strlen(invite))) != 0) {
 		r = out_fail(r, "cannot keep the invite in %s", invpath);
 		goto out;
 	}

@@ -27,7 +27,7 @@ static const struct cmd_opt cmd_send_file_opts[] = {
 
 /* 0 when the session allows files of this type. */
 static int
-sf_type_allowed(struct csession *cs, const char *type)
+sf_type_allowed(struct alxs_sess *cs, const char *type)
 {
 	struct alx_private	p;
 	size_t			i;
@@ -55,7 +55,7 @@ sf_meta(const char *path, int fd, char **meta, size_t *len, const char **type)
 
 	if ((n = pread(fd, head, sizeof(head), 0)) < 0)
 		return ALX_ERR_IO;
-	*type = item_file_type(path, head, (size_t)n, &mime);
+	*type = alxs_item_file_type(path, head, (size_t)n, &mime);
 	if ((copy = strdup(path)) == NULL)
 		return ALX_ERR_NOMEM;
 	base = basename(copy);
@@ -76,8 +76,8 @@ static int
 cmd_send_file_exec(struct client_ctx *ctx)
 {
 	const char	*path = ctx->args.pos[0], *type;
-	struct csession	 cs;
-	struct item_post p;
+	struct alxs_sess	 cs;
+	struct alxs_item_post p;
 	struct stat	 st;
 	char		*meta = NULL;
 	size_t		 metalen;
@@ -99,7 +99,7 @@ cmd_send_file_exec(struct client_ctx *ctx)
 	p.size = (int64_t)st.st_size;
 	p.meta = meta;
 	p.metalen = metalen;
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) == 0 &&
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) == 0 &&
 	    (r = item_targets(&cs, &p)) == 0) {
 		if (sf_type_allowed(&cs, type) != 0)
 			r = out_fail(ALX_ERR_NOT_ALLOWED, "this session does "
@@ -107,7 +107,7 @@ cmd_send_file_exec(struct client_ctx *ctx)
 		else
 			r = item_send(&cs, &p);
 	}
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	close(fd);
 	free(p.to);
 	free(meta);

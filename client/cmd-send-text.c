@@ -36,8 +36,8 @@ st_read_stdin(struct alx_buf *b)
 static int
 cmd_send_text_exec(struct client_ctx *ctx)
 {
-	struct csession	 cs;
-	struct item_post p;
+	struct alxs_sess	 cs;
+	struct alxs_item_post p;
 	struct alx_buf	 text;
 	struct alx_jw	 jw;
 	char		*meta = NULL;
@@ -77,10 +77,10 @@ cmd_send_text_exec(struct client_ctx *ctx)
 		return out_fail(r, "cannot encode the message");
 	p.meta = meta;
 	p.metalen = metalen;
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) == 0 &&
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) == 0 &&
 	    (r = item_targets(&cs, &p)) == 0)
 		r = item_send(&cs, &p);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	free(p.to);
 	alx_wipe(meta, metalen);
 	free(meta);

@@ -26,7 +26,7 @@ static const struct cmd_opt cmd_session_approve_opts[] = {
 };
 
 int
-session_approve(struct csession *cs, const struct alx_view_member *m,
+session_approve(struct alxs_sess *cs, const struct alx_view_member *m,
     const char *name, const char *const *labels, size_t nlabels, int remove,
     int64_t *ver)
 {
@@ -41,7 +41,7 @@ session_approve(struct csession *cs, const struct alx_view_member *m,
 	if ((r = alx_view_private(&cs->view, &priv)) != 0)
 		return r;
 	if ((r = alx_view_epoch_key(&cs->view, cur->epoch, ekey)) != 0 ||
-	    (r = csess_owner_update(cs, &next, &owner)) != 0)
+	    (r = alxs_sess_owner_update(cs, &next, &owner)) != 0)
 		goto out;
 	if (remove)
 		r = alx_manifest_unapprove(&next, m->cert.fp);
@@ -51,7 +51,7 @@ session_approve(struct csession *cs, const struct alx_view_member *m,
 		    nlabels);
 	}
 	if (r != 0 || (r = alx_manifest_finish(&next, &owner, ekey,
-	    &priv)) != 0 || (r = csess_put_manifest(cs, &next)) != 0)
+	    &priv)) != 0 || (r = alxs_sess_put_manifest(cs, &next)) != 0)
 		goto out;
 	*ver = next.ver;
 out:
@@ -68,7 +68,7 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 	const struct alx_view_member	*m;
 	const struct verify_report	*rep;
 	struct verify_reports		 reports;
-	struct csession			 cs;
+	struct alxs_sess			 cs;
 	struct alx_jw			 jw;
 	const char			*labels[ALX_MAX_LABELS], *name;
 	uint8_t				 fp[ALX_FP_LEN];
@@ -85,18 +85,18 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 		if (!alx_name_valid(labels[nlabels++]))
 			return out_usage("--label %s: not a valid label",
 			    labels[nlabels - 1]);
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto out;
-	if (!csess_is_owner(&cs)) {
+	if (!alxs_sess_is_owner(&cs)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can approve "
 		    "runners (this is %s invite)", alxs_a_role(cs.inv.role));
 		goto out;
 	}
-	if ((r = csess_replay(&cs, verify_reports_event, &reports)) != 0) {
+	if ((r = alxs_sess_replay(&cs, verify_reports_event, &reports)) != 0) {
 		r = out_fail(r, "cannot read the session's log");
 		goto out;
 	}
-	if (csess_resolve(&cs, ctx->args.pos[0], fp, &cause) != 0) {
+	if (alxs_sess_resolve(&cs, ctx->args.pos[0], fp, &cause) != 0) {
 		r = out_fail(ALX_ERR_NOT_FOUND, "%s", cause);
 		goto out;
 	}
@@ -151,7 +151,7 @@ cmd_session_approve_exec(struct client_ctx *ctx)
 out:
 	verify_reports_free(&reports);
 	free(cause);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 

@@ -18,27 +18,28 @@ static const struct cmd_opt cmd_session_close_opts[] = {
 static int
 cmd_session_close_exec(struct client_ctx *ctx)
 {
-	struct csession		 cs;
+	struct alxs_sess		 cs;
 	struct alx_notice	 n;
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_jw		 jw;
 	char			 path[128];
 	int			 r;
 
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0) {
-		csess_close(&cs);
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0) {
+		alxs_sess_close(&cs);
 		return r;
 	}
 	memset(&n, 0, sizeof(n));
 	snprintf(n.type, sizeof(n.type), "close");
 	memcpy(n.sid, cs.inv.sid, ALX_SID_LEN);
-	n.time = http_now(&cs.http);
+	n.time = alxs_http_now(&cs.http);
 	if ((r = alx_notice_sign(&n, &cs.me.sk)) != 0) {
-		csess_close(&cs);
+		alxs_sess_close(&cs);
 		return out_fail(r, "cannot sign the close notice");
 	}
-	csess_path(&cs, path, sizeof(path), "%s", "");
-	r = http_request(&cs.http, "DELETE", path, n.obj.raw, n.obj.raw_len,
+	alxs_sess_path(&cs, path, sizeof(path), "%s", "");
+	r = alxs_http_request(&cs.http, "DELETE", path, n.obj.raw,
+	    n.obj.raw_len,
 	    NULL, 1, 4096, &resp);
 	alx_notice_free(&n);
 	if (r == ALX_ERR_WRONG_ROLE || r == ALX_ERR_FORBIDDEN)
@@ -54,8 +55,8 @@ cmd_session_close_exec(struct client_ctx *ctx)
 		out_obj_end(&jw);
 	} else
 		printf("session %s closed\n", cs.sidstr);
-	http_resp_free(&resp);
-	csess_close(&cs);
+	alxs_http_resp_free(&resp);
+	alxs_sess_close(&cs);
 	return r;
 }
 

@@ -23,7 +23,7 @@ static const struct cmd_opt cmd_session_code_opts[] = {
 static int
 cmd_session_code_exec(struct client_ctx *ctx)
 {
-	struct csession	 cs;
+	struct alxs_sess	 cs;
 	char		*link = NULL;
 	int64_t		 ttl;
 	int		 r, role;
@@ -33,9 +33,9 @@ cmd_session_code_exec(struct client_ctx *ctx)
 		    "runner");
 	if (args_duration(&ctx->args, "ttl", 600, &ttl) != 0)
 		return EXIT_USAGE;
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto out;
-	if (!csess_is_owner(&cs)) {
+	if (!alxs_sess_is_owner(&cs)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can make "
 		    "transfer codes (this is %s invite)",
 		    alxs_a_role(cs.inv.role));
@@ -47,7 +47,7 @@ cmd_session_code_exec(struct client_ctx *ctx)
 		r = out_usage("this session has no %s role",
 		    alx_role_name(role));
 		goto out;
-	} else if (cache_invite_load(cs.conf.store_dir, cs.inv.sid, role,
+	} else if (alxs_cache_invite_load(cs.conf.store_dir, cs.inv.sid, role,
 	    &link) != 0) {
 		r = out_fail(ALX_ERR_NOT_FOUND, "this machine does not keep "
 		    "the %s invite (only the machine that created the "
@@ -63,7 +63,7 @@ cmd_session_code_exec(struct client_ctx *ctx)
 	r = code_create(&cs, role, link, ttl, NULL);
 out:
 	alx_wipe_str(link);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 

@@ -362,7 +362,8 @@ sc_print(struct client_ctx *ctx, struct alx_invite *inv,
 		memcpy(inv->seed, sec->seed[role], ALX_SEED_LEN);
 		if ((r = alx_invite_format(inv, &link)) != 0)
 			return out_fail(r, "cannot format an invite");
-		if (cache_invite_store(client_store(), m->sid, role, link) != 0)
+		if (alxs_cache_invite_store(client_store(), m->sid, role,
+		    link) != 0)
 			out_warn("cannot keep the %s invite in the cache "
 			    "directory (airlox session code needs it)",
 			    alx_role_name(role));
@@ -422,8 +423,8 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
     int64_t *max_lifetime)
 {
 	struct alxs_conf	 conf;
-	struct http_conn	 hc;
-	struct http_resp	 resp;
+	struct alxs_http	 hc;
+	struct alxs_resp	 resp;
 	struct alx_signkey	 id;
 	char			*cause = NULL, link[512];
 	char			 sid[ALX_FP_STRLEN + 1], tokhdr[600];
@@ -432,7 +433,7 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 	int			 r, idr;
 
 	client_conf(ctx, &conf);
-	if ((r = http_open(&hc, ctx->relay, &conf, &cause)) != 0) {
+	if ((r = alxs_http_open(&hc, ctx->relay, &conf, &cause)) != 0) {
 		r = out_fail(r, "--relay %s: %s", ctx->relay, cause ? cause :
 		    "unusable");
 		free(cause);
@@ -443,7 +444,7 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 	snprintf(link, sizeof(link), "%s/s/%s#1.owner.%s", hc.base, sid,
 	    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
 	if (alx_invite_parse(inv, link) != 0) {
-		http_close(&hc);
+		alxs_http_close(&hc);
 		return out_fail(ALX_ERR_INVALID, "the relay URL %s cannot be "
 		    "used in invite links", hc.base);
 	}
@@ -451,7 +452,7 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 		if ((size_t)snprintf(tokhdr, sizeof(tokhdr),
 		    "Airlox-Create-Token: %s", tok) >= sizeof(tokhdr) ||
 		    strpbrk(tok, "\r\n") != NULL) {
-			http_close(&hc);
+			alxs_http_close(&hc);
 			return out_usage("--creation-token: not a token");
 		}
 		hc.extra_header = tokhdr;
@@ -462,7 +463,7 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 	else if (idr == ALX_ERR_FORBIDDEN)
 		out_warn("the identity file may be read by others: it is not "
 		    "used (see airlox identity)");
-	r = http_request(&hc, "POST", "/v1/sessions", m->obj.raw,
+	r = alxs_http_request(&hc, "POST", "/v1/sessions", m->obj.raw,
 	    m->obj.raw_len, NULL, idr == 0, 4096, &resp);
 	alx_sign_wipe(&id);
 	/* The relay may set a lifetime of its own (when asked for none). */
@@ -503,8 +504,8 @@ sc_post(struct client_ctx *ctx, struct alx_invite *inv,
 	else if (r != 0)
 		r = out_fail(r, "the relay refused the session%s%s",
 		    resp.message ? ": " : "", resp.message ? resp.message : "");
-	http_resp_free(&resp);
-	http_close(&hc);
+	alxs_http_resp_free(&resp);
+	alxs_http_close(&hc);
 	return r;
 }
 
@@ -654,7 +655,8 @@ session_create_quiet(struct client_ctx *ctx, char *invites[ALX_ROLE_COUNT])
 			if ((r = alx_invite_format(&inv, &invites[role])) != 0)
 				r = out_fail(r, "cannot format an invite");
 			else
-				(void)cache_invite_store(client_store(), m.sid,
+				(void)alxs_cache_invite_store(client_store(),
+				    m.sid,
 				    role, invites[role]);
 		}
 	}

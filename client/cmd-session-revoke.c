@@ -19,7 +19,7 @@ static const struct cmd_opt cmd_session_revoke_opts[] = {
 };
 
 static int
-revoke_print(struct csession *cs, const struct alx_view_member *m,
+revoke_print(struct alxs_sess *cs, const struct alx_view_member *m,
     int64_t ver, const char *link)
 {
 	struct alx_jw	jw;
@@ -51,24 +51,24 @@ static int
 cmd_session_revoke_exec(struct client_ctx *ctx)
 {
 	const struct alx_view_member	*m;
-	struct csession			 cs;
+	struct alxs_sess			 cs;
 	uint8_t				 fp[ALX_FP_LEN], seed[ALX_SEED_LEN];
 	char				*cause = NULL, *link = NULL;
 	int64_t				 ver = 0;
 	int				 r, role;
 
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto out;
-	if (!csess_is_owner(&cs)) {
+	if (!alxs_sess_is_owner(&cs)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can revoke "
 		    "(this is %s invite)", alxs_a_role(cs.inv.role));
 		goto out;
 	}
-	if ((r = csess_replay(&cs, NULL, NULL)) != 0) {
+	if ((r = alxs_sess_replay(&cs, NULL, NULL)) != 0) {
 		r = csess_fail(&cs, r, "cannot read the session's log");
 		goto out;
 	}
-	if (csess_resolve(&cs, ctx->args.pos[0], fp, &cause) != 0) {
+	if (alxs_sess_resolve(&cs, ctx->args.pos[0], fp, &cause) != 0) {
 		r = out_fail(ALX_ERR_NOT_FOUND, "%s", cause);
 		goto out;
 	}
@@ -78,15 +78,16 @@ cmd_session_revoke_exec(struct client_ctx *ctx)
 		goto out;
 	}
 	role = m->cert.role;
-	if ((r = csess_rekey(&cs, fp, role, seed, &ver)) != 0) {
+	if ((r = alxs_sess_rekey(&cs, fp, role, seed, &ver)) != 0) {
 		r = out_fail(r, "the relay did not take the new manifest");
 		goto out;
 	}
-	if ((r = csess_invite(&cs, role, seed, &link)) != 0) {
+	if ((r = alxs_sess_invite(&cs, role, seed, &link)) != 0) {
 		r = out_fail(r, "cannot format the new invite");
 		goto out;
 	}
-	if (cache_invite_update(cs.conf.store_dir, cs.inv.sid, role, link) != 0)
+	if (alxs_cache_invite_update(cs.conf.store_dir, cs.inv.sid, role,
+	    link) != 0)
 		out_warn("cannot update the kept %s invite",
 		    alx_role_name(role));
 	r = revoke_print(&cs, m, ver, link);
@@ -94,7 +95,7 @@ out:
 	alx_wipe(seed, sizeof(seed));
 	alx_wipe_str(link);
 	free(cause);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 

@@ -19,7 +19,7 @@ static const struct cmd_opt cmd_session_rotate_opts[] = {
 static int
 cmd_session_rotate_exec(struct client_ctx *ctx)
 {
-	struct csession	 cs;
+	struct alxs_sess	 cs;
 	struct alx_jw	 jw;
 	uint8_t		 seed[ALX_SEED_LEN];
 	char		*link = NULL;
@@ -29,9 +29,9 @@ cmd_session_rotate_exec(struct client_ctx *ctx)
 	if (alx_role_parse(ctx->args.pos[0], &role) != 0 ||
 	    role == ALX_ROLE_OWNER)
 		return out_usage("session rotate: sender, observer or runner");
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0)
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0)
 		goto out;
-	if (!csess_is_owner(&cs)) {
+	if (!alxs_sess_is_owner(&cs)) {
 		r = out_fail(ALX_ERR_WRONG_ROLE, "only the owner can rotate "
 		    "invites (this is %s invite)", alxs_a_role(cs.inv.role));
 		goto out;
@@ -41,19 +41,20 @@ cmd_session_rotate_exec(struct client_ctx *ctx)
 		    alx_role_name(role));
 		goto out;
 	}
-	if ((r = csess_replay(&cs, NULL, NULL)) != 0) {
+	if ((r = alxs_sess_replay(&cs, NULL, NULL)) != 0) {
 		r = csess_fail(&cs, r, "cannot read the session's log");
 		goto out;
 	}
-	if ((r = csess_rekey(&cs, NULL, role, seed, &ver)) != 0) {
+	if ((r = alxs_sess_rekey(&cs, NULL, role, seed, &ver)) != 0) {
 		r = out_fail(r, "the relay did not take the new manifest");
 		goto out;
 	}
-	if ((r = csess_invite(&cs, role, seed, &link)) != 0) {
+	if ((r = alxs_sess_invite(&cs, role, seed, &link)) != 0) {
 		r = out_fail(r, "cannot format the new invite");
 		goto out;
 	}
-	if (cache_invite_update(cs.conf.store_dir, cs.inv.sid, role, link) != 0)
+	if (alxs_cache_invite_update(cs.conf.store_dir, cs.inv.sid, role,
+	    link) != 0)
 		out_warn("cannot update the kept %s invite",
 		    alx_role_name(role));
 	if (ctx->json) {
@@ -71,7 +72,7 @@ cmd_session_rotate_exec(struct client_ctx *ctx)
 out:
 	alx_wipe(seed, sizeof(seed));
 	alx_wipe_str(link);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 

@@ -56,7 +56,7 @@ show_private_json(struct alx_jw *jw, const struct alx_private *p)
  * none, or for more than it keeps).
  */
 static int64_t
-show_expires(const struct csession *cs, const struct alx_manifest *m)
+show_expires(const struct alxs_sess *cs, const struct alx_manifest *m)
 {
 	if (cs->relay_expires > 0 && (m->expires == 0 ||
 	    cs->relay_expires < m->expires))
@@ -65,7 +65,7 @@ show_expires(const struct csession *cs, const struct alx_manifest *m)
 }
 
 static int
-show_json(struct csession *cs, const struct alx_manifest *m,
+show_json(struct alxs_sess *cs, const struct alx_manifest *m,
     const struct alx_private *p, int havep)
 {
 	const struct alx_view_member	*mb;
@@ -138,7 +138,7 @@ show_json(struct csession *cs, const struct alx_manifest *m,
 }
 
 static int
-show_text(struct csession *cs, const struct alx_manifest *m,
+show_text(struct alxs_sess *cs, const struct alx_manifest *m,
     const struct alx_private *p, int havep)
 {
 	const struct alx_view_member	*mb;
@@ -212,18 +212,18 @@ show_text(struct csession *cs, const struct alx_manifest *m,
 static int
 cmd_session_show_exec(struct client_ctx *ctx)
 {
-	struct csession		 cs;
+	struct alxs_sess		 cs;
 	struct alx_private	 p;
 	const struct alx_manifest *m;
 	int			 r, havep;
 
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0) {
-		csess_close(&cs);
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0) {
+		alxs_sess_close(&cs);
 		return r;
 	}
-	if ((r = csess_replay(&cs, NULL, NULL)) != 0) {
+	if ((r = alxs_sess_replay(&cs, NULL, NULL)) != 0) {
 		r = csess_fail(&cs, r, "cannot read the session's log");
-		csess_close(&cs);
+		alxs_sess_close(&cs);
 		return r;
 	}
 	m = alx_view_manifest(&cs.view);
@@ -232,7 +232,7 @@ cmd_session_show_exec(struct client_ctx *ctx)
 	    show_text(&cs, m, &p, havep);
 	if (havep)
 		alx_private_free(&p);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 

@@ -64,7 +64,7 @@ watch_defer(struct watch_state *w, const struct alx_view_event *ev)
 
 /* All chunks of a deferred file are stored: open it again and show it. */
 static int
-watch_complete(struct csession *cs, struct watch_state *w,
+watch_complete(struct alxs_sess *cs, struct watch_state *w,
     const uint8_t id[ALX_ID_LEN])
 {
 	struct alx_view_event	 ev;
@@ -94,10 +94,10 @@ watch_complete(struct csession *cs, struct watch_state *w,
 }
 
 static int
-watch_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
+watch_event(struct alxs_sess *cs, const struct alx_view_event *ev, void *arg)
 {
 	struct watch_state	*w = arg;
-	const struct csess_item	*ci;
+	const struct alxs_sess_item	*ci;
 
 	if (ev->type == ALX_EV_CLOSED) {
 		w->closed = 1;
@@ -114,7 +114,7 @@ watch_event(struct csession *cs, const struct alx_view_event *ev, void *arg)
 	}
 	if (ev->type != ALX_EV_ITEM)
 		return 0;
-	ci = csess_item(cs, ev->item.id);
+	ci = alxs_sess_item(cs, ev->item.id);
 	if (w->save != NULL && strcmp(ev->item.kind, "file") == 0 &&
 	    ev->item.size > 0 && (ci == NULL || !ci->complete))
 		return watch_defer(w, ev);
@@ -125,7 +125,7 @@ static int
 cmd_watch_exec(struct client_ctx *ctx)
 {
 	struct watch_state	 w;
-	struct csession		 cs;
+	struct alxs_sess		 cs;
 	struct stat		 st;
 	struct alx_jw		 jw;
 	int64_t			 timeout;
@@ -139,14 +139,14 @@ cmd_watch_exec(struct client_ctx *ctx)
 		return EXIT_USAGE;
 	if (w.save != NULL && (stat(w.save, &st) != 0 || !S_ISDIR(st.st_mode)))
 		return out_usage("--save %s: not a directory", w.save);
-	if ((r = csess_open(&cs, ctx, CS_JOIN)) != 0) {
-		csess_close(&cs);
+	if ((r = csess_open(&cs, ctx, ALXS_JOIN)) != 0) {
+		alxs_sess_close(&cs);
 		return r;
 	}
-	r = csess_replay(&cs, watch_event, &w);
+	r = alxs_sess_replay(&cs, watch_event, &w);
 	w.live = 1;
 	if (r == 0 && !w.closed)
-		r = csess_stream(&cs, timeout * 1000, watch_event, &w);
+		r = alxs_sess_stream(&cs, timeout * 1000, watch_event, &w);
 	if (r == ALX_ERR_EXPIRED && timeout > 0)
 		r = 0;
 	if (r == 0 && w.closed) {
@@ -162,7 +162,7 @@ cmd_watch_exec(struct client_ctx *ctx)
 	for (i = 0; i < w.npend; i++)
 		free(w.pend[i].raw);
 	free(w.pend);
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return r;
 }
 

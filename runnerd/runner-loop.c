@@ -103,7 +103,7 @@ runner_post_result(struct runner *rn, const uint8_t job[ALX_ID_LEN],
     const uint8_t author[ALX_FP_LEN], const uint8_t kjob[ALX_KEY_LEN],
     const struct alx_resultmeta *rm, struct runner_out *out)
 {
-	struct item_post	 p;
+	struct alxs_item_post	 p;
 	uint8_t			 to[1][ALX_FP_LEN];
 	char			*meta = NULL, *cause = NULL;
 	char			 path[PATH_MAX], idtxt[ALX_FP_STRLEN + 1];
@@ -138,7 +138,7 @@ runner_post_result(struct runner *rn, const uint8_t job[ALX_ID_LEN],
 	p.has_reply = 1;
 	memcpy(p.reply_to, job, ALX_ID_LEN);
 	p.job_key = kjob;
-	r = item_post(&rn->cs, &p, &cause);
+	r = alxs_item_post(&rn->cs, &p, &cause);
 	/* The relay keeps one result per job: a second is "exists". */
 	if (r == ALX_OK || r == ALX_ERR_EXISTS)
 		unlink(path);
@@ -323,7 +323,7 @@ static int
 runner_claim(struct runner *rn, const struct alx_item *job)
 {
 	struct alx_claim	 c;
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	char			 path[160], idtxt[ALX_FP_STRLEN + 1];
 	int			 r;
 
@@ -331,14 +331,15 @@ runner_claim(struct runner *rn, const struct alx_item *job)
 	memcpy(c.sid, rn->cs.inv.sid, ALX_SID_LEN);
 	memcpy(c.job, job->id, ALX_ID_LEN);
 	memcpy(c.runner, rn->me.fp, ALX_FP_LEN);
-	c.time = http_now(&rn->cs.http);
+	c.time = alxs_http_now(&rn->cs.http);
 	if ((r = alx_claim_sign(&c, &rn->cs.me.sk)) != ALX_OK)
 		return r;
 	alx_b64_encode(idtxt, job->id, ALX_ID_LEN);
-	csess_path(&rn->cs, path, sizeof(path), "/jobs/%s/claim", idtxt);
-	r = http_request(&rn->cs.http, "POST", path, c.obj.raw, c.obj.raw_len,
+	alxs_sess_path(&rn->cs, path, sizeof(path), "/jobs/%s/claim", idtxt);
+	r = alxs_http_request(&rn->cs.http, "POST", path, c.obj.raw,
+	    c.obj.raw_len,
 	    NULL, 1, 4096, &resp);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	alx_claim_free(&c);
 	return r;
 }
@@ -375,7 +376,7 @@ runner_post_later(struct runner_slot *sl, const char *what, int r)
 static int
 runner_seal_piece(struct runner *rn, struct runner_slot *sl)
 {
-	struct item_post	 p;
+	struct alxs_item_post	 p;
 	char			*meta = NULL, *cause = NULL;
 	size_t			 len;
 	int64_t			 max = PIECE_MAX;
@@ -397,7 +398,7 @@ runner_seal_piece(struct runner *rn, struct runner_slot *sl)
 	p.has_reply = 1;
 	memcpy(p.reply_to, sl->job.id, ALX_ID_LEN);
 	p.job_key = sl->job.kitem;
-	r = item_seal(&rn->cs, &p, &sl->piece, &cause);
+	r = alxs_item_seal(&rn->cs, &p, &sl->piece, &cause);
 	free(meta);
 	free(cause);
 	if (r == ALX_OK)
@@ -435,12 +436,12 @@ runner_post_output(struct runner *rn, struct runner_slot *sl, int drain)
 				return 0;
 			}
 		}
-		r = item_put(&rn->cs, &sl->piece, &cause);
+		r = alxs_item_put(&rn->cs, &sl->piece, &cause);
 		free(cause);
 		cause = NULL;
 		if (r == ALX_OK) {
 			runner_output_posted(o, &sl->pc, sl->piece.it.hash);
-			item_sealed_free(&sl->piece);
+			alxs_item_sealed_free(&sl->piece);
 			sl->has_piece = 0;
 			sl->last_progress = now;
 			if (sl->waiting) {
@@ -459,7 +460,7 @@ runner_post_output(struct runner *rn, struct runner_slot *sl, int drain)
 		    sl->job.job_id, alx_errname(r));
 		runner_output_refused(o, r == ALX_ERR_TOO_LARGE ?
 		    "session_max" : alx_errname(r));
-		item_sealed_free(&sl->piece);
+		alxs_item_sealed_free(&sl->piece);
 		sl->has_piece = 0;
 		return 0;
 	}
@@ -500,7 +501,7 @@ static void
 runner_post_denied(struct runner *rn, const struct runner_slot *sl,
     uint64_t denied)
 {
-	struct item_post	 p;
+	struct alxs_item_post	 p;
 	struct alx_jw		 w;
 	char			**lines = NULL, *meta = NULL, *cause = NULL;
 	size_t			 n = 0, i, len;
@@ -532,7 +533,7 @@ runner_post_denied(struct runner *rn, const struct runner_slot *sl,
 		p.has_reply = 1;
 		memcpy(p.reply_to, sl->job.id, ALX_ID_LEN);
 		p.job_key = sl->job.kitem;
-		if (item_post(&rn->cs, &p, &cause) != ALX_OK)
+		if (alxs_item_post(&rn->cs, &p, &cause) != ALX_OK)
 			log_warnx("egress: the denied report of job %s was not "
 			    "posted", sl->job.job_id);
 	}
@@ -554,7 +555,7 @@ runner_slot_done(struct runner *rn, struct runner_slot *sl)
 	alx_resultmeta_free(&sl->rm);
 	runner_out_free(&sl->files);
 	if (sl->has_piece)
-		item_sealed_free(&sl->piece);
+		alxs_item_sealed_free(&sl->piece);
 	runner_output_free(&sl->output);
 	runner_mark_running(rn, &sl->job, 0);
 	runner_tree_close(sl->tree);
@@ -710,7 +711,8 @@ runner_fetch_source(struct runner *rn, struct runner_slot *sl,
 
 	if (sl->job.meta.kind != ALX_JOBKIND_PYTHON)
 		return ALX_OK;
-	r = item_save(&rn->cs, job, sl->job.workdir, sl->job.meta.file, &saved,
+	r = alxs_item_save(&rn->cs, job, sl->job.workdir, sl->job.meta.file,
+	    &saved,
 	    &cause);
 	if (r == ALX_OK && saved != NULL && strcmp(strrchr(saved, '/') + 1,
 	    sl->job.meta.file) != 0)
@@ -730,7 +732,7 @@ runner_fetch_input(struct runner *rn, struct runner_slot *sl,
     const struct alx_job_input *in, const struct alx_view_member *author,
     int dfd)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	struct alx_item		 it;
 	const char		*raw;
@@ -741,8 +743,8 @@ runner_fetch_input(struct runner *rn, struct runner_slot *sl,
 
 	memset(&it, 0, sizeof(it));
 	alx_b64_encode(idtxt, in->id, ALX_ID_LEN);
-	csess_path(&rn->cs, path, sizeof(path), "/items/%s", idtxt);
-	if ((r = http_request(&rn->cs.http, "GET", path, NULL, 0, NULL, 1,
+	alxs_sess_path(&rn->cs, path, sizeof(path), "/items/%s", idtxt);
+	if ((r = alxs_http_request(&rn->cs.http, "GET", path, NULL, 0, NULL, 1,
 	    ALX_ITEM_BODY_MAX * 2, &resp)) != 0)
 		goto out;
 	if ((r = alx_json_parse(&j, (const char *)resp.body.data,
@@ -765,7 +767,8 @@ runner_fetch_input(struct runner *rn, struct runner_slot *sl,
 	}
 	if ((r = alx_item_key_input(sl->job.kitem, it.id, k)) == ALX_OK &&
 	    it.size > 0)
-		r = item_read_chunks_key(&rn->cs, &it, k, item_chunk_to_fd,
+		r = alxs_item_read_chunks_key(&rn->cs, &it, k,
+		    alxs_item_chunk_to_fd,
 		    &fd);
 	if (close(fd) != 0 && r == ALX_OK)
 		r = ALX_ERR_IO;
@@ -773,7 +776,7 @@ out:
 	alx_wipe(k, sizeof(k));
 	alx_item_free(&it);
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	return r;
 }
 
@@ -819,7 +822,8 @@ runner_fetch_tree(struct runner *rn, struct runner_slot *sl,
 	if (sl->job.meta.tree == NULL && !sl->job.meta.fresh)
 		return ALX_OK;
 	if (sl->job.meta.tree != NULL && job->size > 0 &&
-	    (r = item_save(&rn->cs, job, sl->job.jobdir, "tree.tar", &saved,
+	    (r = alxs_item_save(&rn->cs, job, sl->job.jobdir, "tree.tar",
+	        &saved,
 	    &cause)) != ALX_OK) {
 		free(cause);
 		return r;
@@ -984,7 +988,7 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 	 * or was refused) or past its time is history, not a new request.
 	 */
 	if (rn->replaying && (runner_seen_has(rn->seen, job->id) ||
-	    alx_item_check_expiry(job, http_now(&rn->cs.http)) != ALX_OK))
+	    alx_item_check_expiry(job, alxs_http_now(&rn->cs.http)) != ALX_OK))
 		return;
 	/*
 	 * The rest of a replay is decided once the view holds the current
@@ -996,7 +1000,7 @@ runner_on_job(struct runner *rn, const struct alx_item *job,
 		return;
 	}
 	v = runner_admit(&rn->cs.view, &rn->me, rn->seen, job, author,
-	    http_now(&rn->cs.http), kitem, &jm, &reason, detail,
+	    alxs_http_now(&rn->cs.http), kitem, &jm, &reason, detail,
 	    sizeof(detail));
 	if (v == RUNNER_IGNORE) {
 		if (reason != ALX_OK) {	/* for us, but not sealed to us */
@@ -1100,7 +1104,7 @@ runner_retry_deferred(struct runner *rn)
 		    (rn->ndefer - 1) * sizeof(rn->defer[0]));
 		rn->ndefer--;
 		memset(&it, 0, sizeof(it));
-		if (d.not_after > http_now(&rn->cs.http) &&
+		if (d.not_after > alxs_http_now(&rn->cs.http) &&
 		    (m = alx_view_member_by_fp(&rn->cs.view,
 		    d.author)) != NULL &&
 		    alx_item_open(&it, d.raw, d.len, rn->cs.inv.sid,
@@ -1207,7 +1211,7 @@ runner_passed_over(const struct alx_view_event *ev)
 }
 
 static int
-runner_on_event(struct csession *cs, const struct alx_view_event *ev,
+runner_on_event(struct alxs_sess *cs, const struct alx_view_event *ev,
     void *arg)
 {
 	struct runner		*rn = arg;
@@ -1286,7 +1290,7 @@ int
 runner_announce(struct runner *rn)
 {
 	struct alx_announce	 a;
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	char			 path[128];
 	int			 r;
 
@@ -1302,16 +1306,17 @@ runner_announce(struct runner *rn)
 	snprintf(a.sandbox, sizeof(a.sandbox), "%s", rn->be->name);
 	snprintf(a.version, sizeof(a.version), "%s", ALX_VERSION_STRING);
 	a.network = rn->network;
-	a.time = http_now(&rn->cs.http);
+	a.time = alxs_http_now(&rn->cs.http);
 	r = alx_announce_sign(&a, &rn->cs.me.sk);
 	a.labels = NULL;
 	a.nlabels = 0;
 	if (r != ALX_OK)
 		return r;
-	csess_path(&rn->cs, path, sizeof(path), "/runners");
-	r = http_request(&rn->cs.http, "POST", path, a.obj.raw, a.obj.raw_len,
+	alxs_sess_path(&rn->cs, path, sizeof(path), "/runners");
+	r = alxs_http_request(&rn->cs.http, "POST", path, a.obj.raw,
+	    a.obj.raw_len,
 	    NULL, 1, 4096, &resp);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	alx_announce_free(&a);
 	return r;
 }
@@ -1325,7 +1330,7 @@ runner_run(struct runner *rn)
 	runner_recover(rn);
 	/* Catch up with the log: jobs posted while the runner was away. */
 	rn->replaying = 1;
-	if ((r = csess_replay(&rn->cs, runner_on_event, rn)) != 0 && r != 1)
+	if ((r = alxs_sess_replay(&rn->cs, runner_on_event, rn)) != 0 && r != 1)
 		log_warnx("runner: reading the session's log: %s",
 		    alx_errname(r));
 	rn->replaying = 0;
@@ -1361,7 +1366,7 @@ runner_run(struct runner *rn)
 			continue;
 		}
 		/* While jobs run, look at the log between their steps. */
-		r = csess_poll(&rn->cs, busy ? 0 : POLL_IDLE_S,
+		r = alxs_sess_poll(&rn->cs, busy ? 0 : POLL_IDLE_S,
 		    runner_on_event, rn);
 		if (r == ALX_ERR_SESSION_EXPIRED || r == ALX_ERR_NOT_FOUND) {
 			runner_session_ended(rn, r == ALX_ERR_NOT_FOUND ?
@@ -1374,7 +1379,7 @@ runner_run(struct runner *rn)
 			    alx_errname(r));
 			sleep(2);
 		}
-		runner_seen_prune(rn->seen, http_now(&rn->cs.http));
+		runner_seen_prune(rn->seen, alxs_http_now(&rn->cs.http));
 		/* tree: collect idle workspaces, and over the budget */
 		if (mono_ms() - last_gc >= RUNNER_TREE_GC_S * 1000) {
 			last_gc = mono_ms();
@@ -1394,7 +1399,7 @@ int
 runner_post_verify(struct runner *rn)
 {
 	struct alx_private	 priv;
-	struct item_post	 p;
+	struct alxs_item_post	 p;
 	struct alx_jw		 w;
 	FILE			*devnull;
 	char			*report = NULL, *meta = NULL, *cause = NULL;
@@ -1444,7 +1449,7 @@ runner_post_verify(struct runner *rn)
 	p.meta = meta;
 	p.metalen = len;
 	p.fd = -1;
-	if ((r = item_post(&rn->cs, &p, &cause)) != ALX_OK)
+	if ((r = alxs_item_post(&rn->cs, &p, &cause)) != ALX_OK)
 		log_warnx("verify: the report was not posted (%s)",
 		    cause ? cause : alx_errname(r));
 	free(cause);

@@ -28,7 +28,7 @@ struct runner_slot {
 	struct runner_job	 job;
 	struct runner_output	 output;	/* its stdout and stderr */
 	struct runner_piece	 pc;		/* the piece being posted */
-	struct item_sealed	 piece;		/* its progress item */
+	struct alxs_item_sealed	 piece;		/* its progress item */
 	int			 has_piece;
 	int64_t			 last_progress;	/* ms */
 	int64_t			 next_try;	/* ms: after a failed post */
@@ -65,7 +65,7 @@ struct runner_deferred {
 
 struct runner {
 	struct alxs_conf		 conf;		/* the relay client's */
-	struct csession			 cs;
+	struct alxs_sess			 cs;
 	struct runner_ident		 me;
 	struct runner_seen		*seen;
 	struct runner_audit		 audit;

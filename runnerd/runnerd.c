@@ -132,7 +132,7 @@ runner_cause(int err)
 {
 	static char		 buf[2 * ALXS_CAUSE_MAX];
 	const struct alxs_error	*e = alxs_error();
-	const char		*net = http_net_cause(err);
+	const char		*net = alxs_http_net_cause(err);
 
 	if (err == 0 || e->err != err || e->cause[0] == '\0')
 		snprintf(buf, sizeof(buf), "%s%s", net ? ": " : "",
@@ -165,26 +165,27 @@ static int
 runner_session_gone(struct runner *rn, const struct alx_invite *inv,
     char *why, size_t wlen)
 {
-	struct http_conn	 hc;
-	struct http_resp	 resp;
+	struct alxs_http	 hc;
+	struct alxs_resp	 resp;
 	char			 base[600], path[128], sid[ALX_FP_STRLEN + 1];
 	char			*cause = NULL;
 	int			 r;
 
 	snprintf(why, wlen, "no answer");
 	if (alx_invite_base_url(inv, base, sizeof(base)) != 0 ||
-	    http_open(&hc, base, &rn->conf, &cause) != 0) {
+	    alxs_http_open(&hc, base, &rn->conf, &cause) != 0) {
 		snprintf(why, wlen, "%s", cause != NULL ? cause : "bad relay");
 		free(cause);
 		return -1;
 	}
 	alx_b64_encode(sid, inv->sid, ALX_SID_LEN);
 	snprintf(path, sizeof(path), "/v1/sessions/%s/manifest", sid);
-	r = http_request(&hc, "GET", path, NULL, 0, NULL, 0, 1 << 20, &resp);
+	r = alxs_http_request(&hc, "GET", path, NULL, 0, NULL, 0, 1 << 20,
+	    &resp);
 	if (r != 0)
 		snprintf(why, wlen, "%s", alx_errname(r));
-	http_resp_free(&resp);
-	http_close(&hc);
+	alxs_http_resp_free(&resp);
+	alxs_http_close(&hc);
 	if (r == ALX_ERR_NOT_FOUND || r == ALX_ERR_SESSION_EXPIRED)
 		return 1;
 	return r == 0 ? 0 : -1;
@@ -264,7 +265,8 @@ runner_invite(struct runner_cfg *cfg, struct runner *rn)
 		fatalx("cannot read the invite from %s", cfg->invite_file);
 	else if (cfg->code != NULL) {
 		rn->conf.relay = cfg->relay;
-		if ((r = code_receive(&rn->conf, cfg->code, CODE_ANSWER_S,
+		if ((r = alxs_code_receive(&rn->conf, cfg->code,
+		    ALXS_CODE_ANSWER_S,
 		    &inv, &gone)) != 0 || inv == NULL)
 			fatalx("the transfer code did not give an invite%s%s",
 			    gone ? ": its creator did not answer (airlox "
@@ -647,7 +649,7 @@ main(int argc, char **argv)
 	rn.conf.debug = runner_debug;
 	invite = runner_invite(&cfg, &rn);
 	rn.conf.invite = invite;
-	r = alxs_open(&rn.cs, &rn.conf, CS_JOIN);
+	r = alxs_open(&rn.cs, &rn.conf, ALXS_JOIN);
 	/* Gone as the relay says, not as data that failed to verify says. */
 	if ((r == ALX_ERR_NOT_FOUND || r == ALX_ERR_SESSION_EXPIRED ||
 	    r == ALX_ERR_EXPIRED) && alxs_error()->class != ALXS_UNVERIFIED) {
@@ -696,7 +698,7 @@ main(int argc, char **argv)
 	snprintf(sidtxt, sizeof(sidtxt), "%s", rn.cs.sidstr);
 
 done:
-	csess_close(&rn.cs);
+	alxs_sess_close(&rn.cs);
 	if (rn.ended)
 		runner_state_ended(&rn, sidtxt);
 	runner_egress_stop(rn.egress);

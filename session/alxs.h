@@ -82,13 +82,13 @@ void	 alxs_size(char *, size_t, int64_t);
 /* Hand a notice to the settings' callback, if any. */
 void	 alxs_notice(alxs_notice_cb, void *arg, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
-struct http_conn;
+struct alxs_http;
 /* The library's own trace, to the settings' debug callback, if any. */
-void	 alxs_debug(const struct http_conn *, const char *, ...)
+void	 alxs_debug(const struct alxs_http *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 
 /* alxs_http.c */
-struct http_conn {
+struct alxs_http {
 	void			*curl;		/* CURL * */
 	char			 base[320];	/* scheme://host[:port] */
 	char			 authority[300];/* lower(host[:port]) */
@@ -103,33 +103,34 @@ struct http_conn {
 	void			*notice_arg;
 	volatile int		*stop;
 };
-struct http_resp {
+struct alxs_resp {
 	long		 status;
 	struct alx_buf	 body;
 	int		 err;		/* mapped error, 0 for 2xx */
 	char		*message;	/* server's message, or NULL */
 };
-int	 http_check_url(const char *url, const char *insecure_host,
+int	 alxs_http_check_url(const char *url, const char *insecure_host,
 	    char **cause);
-int	 http_open(struct http_conn *, const char *base,
+int	 alxs_http_open(struct alxs_http *, const char *base,
 	    const struct alxs_conf *, char **cause);
-void	 http_close(struct http_conn *);
-void	 http_resp_free(struct http_resp *);
+void	 alxs_http_close(struct alxs_http *);
+void	 alxs_http_resp_free(struct alxs_resp *);
 /*
  * One request with retries on transient failures; path includes the query.
  * sign: add the Authorization header (hc->key). Returns 0 for 2xx (204
  * included, resp->status tells), else the error (also in resp->err).
  */
-int	 http_request(struct http_conn *, const char *method, const char *path,
+int	 alxs_http_request(struct alxs_http *, const char *method,
+    const char *path,
 	    const void *body, size_t len, const char *ctype, int sign,
-	    size_t maxresp, struct http_resp *);
-int	 http_auth_header(struct http_conn *, const char *method,
+	    size_t maxresp, struct alxs_resp *);
+int	 alxs_http_auth_header(struct alxs_http *, const char *method,
 	    const char *path, const void *body, size_t len, char *out,
 	    size_t outlen);
-int64_t	 http_now(const struct http_conn *);
+int64_t	 alxs_http_now(const struct alxs_http *);
 /* Common settings (TLS, CA, protocols, timeouts) on a curl handle. */
-void	 http_tls_setup(struct http_conn *, void *curl);
-int	 http_curl_err(int curlcode);
+void	 alxs_http_tls_setup(struct alxs_http *, void *curl);
+int	 alxs_http_curl_err(int curlcode);
 /*
  * A request on curl handle c ended with curl code cc before any HTTP reply
  * (or stalled stall_s seconds in one): remember what went wrong, in words
@@ -137,30 +138,30 @@ int	 http_curl_err(int curlcode);
  * return the
  * error code. The words are kept until the next request starts.
  */
-int	 http_net_failed(struct http_conn *, void *curl, int cc,
+int	 alxs_http_net_failed(struct alxs_http *, void *curl, int cc,
 	    long stall_s, const char *detail);
 /* The same for a reply that made no sense (a broken event stream). */
-int	 http_net_note(int err, const char *, ...)
+int	 alxs_http_net_note(int err, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 /* "host:port" of the relay, the port filled in from the scheme. */
-void	 http_where(const struct http_conn *, char *, size_t);
+void	 alxs_http_where(const struct alxs_http *, char *, size_t);
 /* Those words when err is the error they explain, else NULL. */
-const char *http_net_cause(int err);
-void	 http_net_clear(void);
+const char *alxs_http_net_cause(int err);
+void	 alxs_http_net_clear(void);
 
 /* alxs_sse.c */
 /* Called per event; return 0 to go on, 1 to stop, negative on error. */
-typedef int (*sse_cb)(const char *type, int64_t id, const char *data,
+typedef int (*alxs_sse_cb)(const char *type, int64_t id, const char *data,
     size_t len, void *arg);
 /*
  * Read the stream at path, resuming after *last_id (updated as events
  * arrive), until cb says stop, an error, or timeout_ms (0: none).
  */
-int	 sse_run(struct http_conn *, const char *path, int64_t *last_id,
-	    int64_t timeout_ms, sse_cb, void *arg);
+int	 alxs_sse_run(struct alxs_http *, const char *path, int64_t *last_id,
+	    int64_t timeout_ms, alxs_sse_cb, void *arg);
 
 /* alxs_store.c */
-struct cache_entry {
+struct alxs_cache_entry {
 	char			 path[1024];	/* the entry's file */
 	struct alx_signkey	 sk;
 	struct alx_kxkey	 kx;
@@ -176,43 +177,45 @@ struct cache_entry {
  * Every function of the key store takes its folder (the settings'
  * store_dir): the library reads no environment to find it.
  */
-int	 cache_load(const char *dir, struct cache_entry *,
+int	 alxs_cache_load(const char *dir, struct alxs_cache_entry *,
 	    const struct alx_invite *, const char *name, int kind,
 	    int *created);
-int	 cache_save(const struct cache_entry *);
-int	 cache_note(const struct cache_entry *);
-void	 cache_wipe(struct cache_entry *);
-int	 cache_mkdir(const char *);
-int	 cache_mkdirs(const char *);
-int	 cache_write_file(const char *, const void *, size_t);
+int	 alxs_cache_save(const struct alxs_cache_entry *);
+int	 alxs_cache_note(const struct alxs_cache_entry *);
+void	 alxs_cache_wipe(struct alxs_cache_entry *);
+int	 alxs_cache_mkdir(const char *);
+int	 alxs_cache_mkdirs(const char *);
+int	 alxs_cache_write_file(const char *, const void *, size_t);
 /* The same, for a file never replaced: ALX_ERR_EXISTS when it is there. */
-int	 cache_write_new(const char *, const void *, size_t);
-int	 cache_read_file(const char *, struct alx_buf *);
-int	 cache_invite_store(const char *dir, const uint8_t sid[ALX_SID_LEN],
+int	 alxs_cache_write_new(const char *, const void *, size_t);
+int	 alxs_cache_read_file(const char *, struct alx_buf *);
+int	 alxs_cache_invite_store(const char *dir,
+    const uint8_t sid[ALX_SID_LEN],
 	    int role, const char *link);
-int	 cache_invite_load(const char *dir, const uint8_t sid[ALX_SID_LEN],
+int	 alxs_cache_invite_load(const char *dir, const uint8_t sid[ALX_SID_LEN],
 	    int role, char **link);
-int	 cache_invite_update(const char *dir, const uint8_t sid[ALX_SID_LEN],
+int	 alxs_cache_invite_update(const char *dir,
+    const uint8_t sid[ALX_SID_LEN],
 	    int role, const char *link);
 /* sessions/<sid>/manifest: the newest manifest verified on this machine. */
-int	 cache_seen_load(const char *dir, const uint8_t sid[ALX_SID_LEN],
+int	 alxs_cache_seen_load(const char *dir, const uint8_t sid[ALX_SID_LEN],
 	    struct alx_view_seen *);
 /* Keep seen unless what is kept is as new already. */
-int	 cache_seen_save(const char *dir, const uint8_t sid[ALX_SID_LEN],
+int	 alxs_cache_seen_save(const char *dir, const uint8_t sid[ALX_SID_LEN],
 	    const struct alx_view_seen *);
 
 /* alxs_session.c */
-struct csession {
+struct alxs_sess {
 	struct alxs_conf	 conf;		/* a copy of the settings */
 	void			*arg;		/* the program's; never read */
 	int			 name_ignored;	/* joined before as another
 						   name than conf.name */
 	struct alx_invite	 inv;
 	char			 sidstr[ALX_FP_STRLEN + 1];
-	struct http_conn	 http;
+	struct alxs_http	 http;
 	struct alx_view		 view;
 	int			 have_view;
-	struct cache_entry	 me;
+	struct alxs_cache_entry	 me;
 	int			 have_me;
 	int64_t			 head;		/* newest cursor seen */
 	int64_t			 relay_expires;	/* the relay's end for it:
@@ -223,11 +226,11 @@ struct csession {
 	int64_t			 chunk_wait;	/* s to wait for a chunk: 10 */
 	struct alx_view_seen	 seen;		/* as kept in the cache */
 	/* what the log said about items (for replies, hops, receipts) */
-	struct csess_item	*items;
+	struct alxs_sess_item	*items;
 	size_t			 nitems;
 	size_t			 itemcap;
 };
-struct csess_item {
+struct alxs_sess_item {
 	uint8_t	 id[ALX_ID_LEN];
 	uint8_t	 author[ALX_FP_LEN];
 	int	 has_reply;
@@ -240,58 +243,59 @@ struct csess_item {
 	char	 kind[ALX_KIND_MAX + 1];
 };
 /* Called for every event applied to the view. */
-typedef int (*csess_cb)(struct csession *, const struct alx_view_event *,
+typedef int (*alxs_sess_cb)(struct alxs_sess *, const struct alx_view_event *,
     void *);
-#define CS_JOIN		0x1	/* join as a participant when not joined */
+#define ALXS_JOIN	0x1	/* join as a participant when not joined */
 /*
  * Open the session of conf->invite: fetch and verify its manifests, and
- * with CS_JOIN load (or make) this participant's key and join. ALX_OK, or
+ * with ALXS_JOIN load (or make) this participant's key and join. ALX_OK, or
  * the error with its cause (alxs_error()).
  */
-int	 alxs_open(struct csession *, const struct alxs_conf *, int flags);
-void	 csess_close(struct csession *);
-int	 csess_join(struct csession *);
+int	 alxs_open(struct alxs_sess *, const struct alxs_conf *, int flags);
+void	 alxs_sess_close(struct alxs_sess *);
+int	 alxs_sess_join(struct alxs_sess *);
 /* Apply the log after the view's cursor (long-poll up to wait_s). */
-int	 csess_poll(struct csession *, int wait_s, csess_cb, void *);
+int	 alxs_sess_poll(struct alxs_sess *, int wait_s, alxs_sess_cb, void *);
 /* Replay everything there is now. */
-int	 csess_replay(struct csession *, csess_cb, void *);
+int	 alxs_sess_replay(struct alxs_sess *, alxs_sess_cb, void *);
 /* GET /participants, parsed: *arr its array, *n entries (free *jp). */
-int	 csess_participants(struct csession *, struct alx_json **jp, int *arr,
+int	 alxs_sess_participants(struct alxs_sess *, struct alx_json **jp,
+    int *arr,
 	    int *n);
 /* An entry's certificate ({"cert":obj} or the bare certificate). */
-int	 csess_participant_cert(const struct alx_json *, int entry);
+int	 alxs_sess_participant_cert(const struct alx_json *, int entry);
 /* Follow the stream (SSE) until cb returns 1 or timeout. */
-int	 csess_stream(struct csession *, int64_t timeout_ms, csess_cb,
+int	 alxs_sess_stream(struct alxs_sess *, int64_t timeout_ms, alxs_sess_cb,
 	    void *);
-int	 csess_put_manifest(struct csession *, struct alx_manifest *);
+int	 alxs_sess_put_manifest(struct alxs_sess *, struct alx_manifest *);
 /*
  * Explain a failure of reading the log (alxs_error()): when the view
  * refused an event, the relay served something that does not verify
  * (ALXS_UNVERIFIED); otherwise `what` failed. Returns err.
  */
-int	 alxs_read_fail(struct csession *, int err, const char *what);
-const struct csess_item *csess_item(const struct csession *,
+int	 alxs_read_fail(struct alxs_sess *, int err, const char *what);
+const struct alxs_sess_item *alxs_sess_item(const struct alxs_sess *,
 	    const uint8_t id[ALX_ID_LEN]);
-int	 csess_path(const struct csession *, char *, size_t, const char *,
+int	 alxs_sess_path(const struct alxs_sess *, char *, size_t, const char *,
 	    ...) __attribute__((format(printf, 4, 5)));
-int	 csess_is_owner(const struct csession *);
-const char *csess_member_name(const struct csession *,
+int	 alxs_sess_is_owner(const struct alxs_sess *);
+const char *alxs_sess_member_name(const struct alxs_sess *,
 	    const uint8_t fp[ALX_FP_LEN]);
 /* Resolve NAME, FINGERPRINT or "owner" to a member's fp. */
-int	 csess_resolve(const struct csession *, const char *,
+int	 alxs_sess_resolve(const struct alxs_sess *, const char *,
 	    uint8_t fp[ALX_FP_LEN], char **cause);
-int	 csess_members(const struct csession *, struct alx_member **,
+int	 alxs_sess_members(const struct alxs_sess *, struct alx_member **,
 	    size_t *);
-int	 csess_invite(const struct csession *, int role,
+int	 alxs_sess_invite(const struct alxs_sess *, int role,
 	    const uint8_t seed[ALX_SEED_LEN], char **link);
-int	 csess_rekey(struct csession *, const uint8_t *fp, int role,
+int	 alxs_sess_rekey(struct alxs_sess *, const uint8_t *fp, int role,
 	    uint8_t new_seed[ALX_SEED_LEN], int64_t *ver);
 /* The owner's keys and current epoch key, from the owner invite. */
-int	 csess_owner_update(struct csession *, struct alx_manifest *next,
+int	 alxs_sess_owner_update(struct alxs_sess *, struct alx_manifest *next,
 	    struct alx_signkey *owner);
 
 /* alxs_item.c */
-struct item_post {
+struct alxs_item_post {
 	const char	*kind;
 	const char	*meta;
 	size_t		 metalen;
@@ -312,40 +316,45 @@ struct item_post {
 	uint8_t		 hash[ALX_HASH_LEN];	/* out: the item's hash() */
 	int64_t		 cursor;		/* out */
 };
-int	 item_post(struct csession *, struct item_post *, char **cause);
+int	 alxs_item_post(struct alxs_sess *, struct alxs_item_post *,
+    char **cause);
 /*
- * item_post in two steps, for a poster that retries: item_seal() seals
+ * alxs_item_post in two steps, for a poster that retries: alxs_item_seal()
+  * seals
  * and signs the item (its payload read from p->fd, which must stay open
- * and unchanged), item_put() posts it and may be called again after a
+ * and unchanged), alxs_item_put() posts it and may be called again after a
  * failure: it posts the envelope once (chained again if the author posted
  * meanwhile), then the chunks the relay does not hold yet.
  */
-struct item_sealed {
+struct alxs_item_sealed {
 	struct alx_item	 it;
 	uint8_t		 kitem[ALX_KEY_LEN];
 	int		 fd;
 	int		 posted;	/* the relay holds the envelope */
 	int64_t		 cursor;
 };
-int	 item_seal(struct csession *, const struct item_post *,
-	    struct item_sealed *, char **cause);
-int	 item_put(struct csession *, struct item_sealed *, char **cause);
-void	 item_sealed_free(struct item_sealed *);
+int	 alxs_item_seal(struct alxs_sess *, const struct alxs_item_post *,
+	    struct alxs_item_sealed *, char **cause);
+int	 alxs_item_put(struct alxs_sess *, struct alxs_item_sealed *,
+    char **cause);
+void	 alxs_item_sealed_free(struct alxs_item_sealed *);
 /*
- * The parts of item_post for other item kinds (jobs): seal every chunk of
+ * The parts of alxs_item_post for other item kinds (jobs): seal every chunk of
  * fd to fill it->chunks (pt: ALX_CHUNK_SIZE bytes, ct: ALX_CHUNK_CT_MAX
  * bytes of scratch), upload them after the envelope, and note an item
  * posted by this participant as the last of its chain (kept in the cache
  * so the next post needs no lookup).
  */
-int	 item_hash_chunks(struct alx_item *, const uint8_t kitem[ALX_KEY_LEN],
+int	 alxs_item_hash_chunks(struct alx_item *,
+    const uint8_t kitem[ALX_KEY_LEN],
 	    int fd, uint8_t *pt, uint8_t *ct);
-int	 item_upload_chunks(struct csession *, const struct alx_item *,
+int	 alxs_item_upload_chunks(struct alxs_sess *, const struct alx_item *,
 	    const uint8_t kitem[ALX_KEY_LEN], int fd, uint8_t *pt, uint8_t *ct,
 	    char **cause);
-void	 item_note_chain(struct csession *, const struct alx_item *);
+void	 alxs_item_note_chain(struct alxs_sess *, const struct alx_item *);
 /* Open an item's meta for this participant (verified event item). */
-int	 item_meta(struct csession *, const struct alx_item *, char **meta,
+int	 alxs_item_meta(struct alxs_sess *, const struct alx_item *,
+    char **meta,
 	    size_t *len);
 /*
  * Fetch and open the payload into dir (never overwriting: a new name is
@@ -357,20 +366,21 @@ int	 item_meta(struct csession *, const struct alx_item *, char **meta,
  * hand its plaintext to cb (at payload offset off) before the next is
  * fetched: one chunk in memory at a time. cb returns 0 to go on.
  */
-int	 item_read_chunks(struct csession *, const struct alx_item *,
+int	 alxs_item_read_chunks(struct alxs_sess *, const struct alx_item *,
 	    int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg);
-/* item_read_chunks' callback that writes all to the fd *arg points to. */
-int	 item_chunk_to_fd(void *arg, const uint8_t *pt, size_t len,
+/* alxs_item_read_chunks' callback that writes all to the fd *arg points to. */
+int	 alxs_item_chunk_to_fd(void *arg, const uint8_t *pt, size_t len,
 	    int64_t off);
 /* The same with the item's key given (an item the view cannot open). */
-int	 item_read_chunks_key(struct csession *, const struct alx_item *,
+int	 alxs_item_read_chunks_key(struct alxs_sess *, const struct alx_item *,
 	    const uint8_t kitem[ALX_KEY_LEN],
 	    int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg);
-int	 item_save(struct csession *, const struct alx_item *,
+int	 alxs_item_save(struct alxs_sess *, const struct alx_item *,
 	    const char *dir, const char *name, char **saved, char **cause);
-int	 item_wait_complete(struct csession *, const uint8_t id[ALX_ID_LEN],
+int	 alxs_item_wait_complete(struct alxs_sess *,
+    const uint8_t id[ALX_ID_LEN],
 	    int64_t timeout_ms);
-const char *item_file_type(const char *path, const uint8_t *head,
+const char *alxs_item_file_type(const char *path, const uint8_t *head,
 	    size_t n, const char **mime);
 
 /* alxs_code.c */
@@ -381,7 +391,7 @@ enum alxs_code_event {
 };
 typedef void (*alxs_code_cb)(int event, const char *code, int64_t deadline,
     int fails, void *arg);
-#define CODE_MAX_FAILS	3
+#define ALXS_CODE_MAX_FAILS	3
 /*
  * Offer invite (of role) under a new code for ttl seconds at most, and
  * hand it to the first who gives the code. ALX_OK when it was handed
@@ -389,15 +399,16 @@ typedef void (*alxs_code_cb)(int event, const char *code, int64_t deadline,
  * ALX_ERR_EXPIRED when it expired unused, or another error; the cause in
  * alxs_error().
  */
-int	 alxs_code_create(struct csession *, int role, const char *invite,
+int	 alxs_code_create(struct alxs_sess *, int role, const char *invite,
 	    int64_t ttl, alxs_code_cb, void *arg, int *fails);
-#define CODE_ANSWER_S	60	/* receive: wait for each of the creator's */
+/* receive: how long to wait for each of the creator's answers, seconds */
+#define ALXS_CODE_ANSWER_S	60
 /*
  * The claimant's side, at conf->relay; *invite receives the invite link.
  * The creator has answer_s seconds to answer each message; *gone is set
  * when it did not.
  */
-int	 code_receive(const struct alxs_conf *, const char *code,
+int	 alxs_code_receive(const struct alxs_conf *, const char *code,
 	    int64_t answer_s, char **invite, int *gone);
 
 #endif /* ALXS_H */

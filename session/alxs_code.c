@@ -66,10 +66,10 @@ code_sid(uint8_t *out, size_t cap, const uint8_t sid[ALX_SID_LEN], int role)
 }
 
 static int
-code_post(struct http_conn *hc, int64_t np, const char *side, int64_t seq,
+code_post(struct alxs_http *hc, int64_t np, const char *side, int64_t seq,
     const uint8_t *data, size_t len, int sign)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_jw		 jw;
 	char			*body, path[64];
 	size_t			 blen;
@@ -87,8 +87,9 @@ code_post(struct http_conn *hc, int64_t np, const char *side, int64_t seq,
 	}
 	alx_jw_free(&jw);
 	snprintf(path, sizeof(path), "/v1/codes/%lld/msgs", (long long)np);
-	r = http_request(hc, "POST", path, body, blen, NULL, sign, 4096, &resp);
-	http_resp_free(&resp);
+	r = alxs_http_request(hc, "POST", path, body, blen, NULL, sign, 4096,
+	    &resp);
+	alxs_http_resp_free(&resp);
 	alx_wipe(body, blen);
 	free(body);
 	return r;
@@ -96,10 +97,10 @@ code_post(struct http_conn *hc, int64_t np, const char *side, int64_t seq,
 
 /* The first message of `side` with seq > after; waits up to deadline. */
 static int
-code_wait(struct http_conn *hc, int64_t np, const char *side, int64_t after,
+code_wait(struct alxs_http *hc, int64_t np, const char *side, int64_t after,
     int sign, time_t deadline, struct code_msg *m)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	char			 path[128];
 	int			 arr, n, i, e, r, wait;
@@ -114,17 +115,17 @@ code_wait(struct http_conn *hc, int64_t np, const char *side, int64_t after,
 		snprintf(path, sizeof(path), "/v1/codes/%lld/msgs?side=%s&"
 		    "after=%lld&wait=%d", (long long)np, side,
 		    (long long)after, wait);
-		r = http_request(hc, "GET", path, NULL, 0, NULL, sign,
+		r = alxs_http_request(hc, "GET", path, NULL, 0, NULL, sign,
 		    CODE_MSG_MAX * 4, &resp);
 		if (r != 0 || resp.status == 204) {
-			http_resp_free(&resp);
+			alxs_http_resp_free(&resp);
 			if (r != 0)
 				return r;
 			continue;
 		}
 		r = alx_json_parse(&j, (const char *)resp.body.data,
 		    resp.body.len, NULL);
-		http_resp_free(&resp);
+		alxs_http_resp_free(&resp);
 		if (r != 0)
 			return r;
 		arr = alx_json_obj_get(j, 0, "msgs");
@@ -146,9 +147,9 @@ code_wait(struct http_conn *hc, int64_t np, const char *side, int64_t after,
 
 /* How many messages `side` has posted so far (their highest seq). */
 static int64_t
-code_last_seq(struct http_conn *hc, int64_t np, const char *side, int sign)
+code_last_seq(struct alxs_http *hc, int64_t np, const char *side, int sign)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	char			 path[128];
 	int64_t			 seq, max = 0;
@@ -156,7 +157,7 @@ code_last_seq(struct http_conn *hc, int64_t np, const char *side, int sign)
 
 	snprintf(path, sizeof(path), "/v1/codes/%lld/msgs?side=%s&after=0",
 	    (long long)np, side);
-	if (http_request(hc, "GET", path, NULL, 0, NULL, sign,
+	if (alxs_http_request(hc, "GET", path, NULL, 0, NULL, sign,
 	    CODE_MSG_MAX * 4, &resp) == 0 && resp.status == 200 &&
 	    alx_json_parse(&j, (const char *)resp.body.data, resp.body.len,
 	    NULL) == 0) {
@@ -169,13 +170,13 @@ code_last_seq(struct http_conn *hc, int64_t np, const char *side, int sign)
 				max = seq;
 	}
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	return max;
 }
 
 static int
-code_signed_post(struct csession *cs, const char *type, int role,
-    int64_t np, const char *path, struct http_resp *resp)
+code_signed_post(struct alxs_sess *cs, const char *type, int role,
+    int64_t np, const char *path, struct alxs_resp *resp)
 {
 	struct alx_notice	n;
 	int			r;
@@ -185,10 +186,10 @@ code_signed_post(struct csession *cs, const char *type, int role,
 	memcpy(n.sid, cs->inv.sid, ALX_SID_LEN);
 	n.role = role;
 	n.nameplate = np;
-	n.time = http_now(&cs->http);
+	n.time = alxs_http_now(&cs->http);
 	if ((r = alx_notice_sign(&n, &cs->me.sk)) != 0)
 		return r;
-	r = http_request(&cs->http, "POST", path, n.obj.raw, n.obj.raw_len,
+	r = alxs_http_request(&cs->http, "POST", path, n.obj.raw, n.obj.raw_len,
 	    NULL, 1, 4096, resp);
 	alx_notice_free(&n);
 	return r;
@@ -199,7 +200,7 @@ code_signed_post(struct csession *cs, const char *type, int role,
  * ALX_ERR_PAKE when the claimant had a wrong code.
  */
 static int
-code_attempt(struct csession *cs, int64_t np, const char *code, int role,
+code_attempt(struct alxs_sess *cs, int64_t np, const char *code, int role,
     const char *invite, time_t deadline, int64_t *after_a, int64_t *seq_b)
 {
 	struct alx_cpace	 cp;
@@ -274,10 +275,10 @@ out:
 }
 
 int
-alxs_code_create(struct csession *cs, int role, const char *invite,
+alxs_code_create(struct alxs_sess *cs, int role, const char *invite,
     int64_t ttl, alxs_code_cb cb, void *arg, int *failsp)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	char			 code[ALX_CODE_MAXLEN], path[64];
 	int64_t			 np = 0, expires = 0, after_a = 0, seq_b = 0;
@@ -295,7 +296,7 @@ alxs_code_create(struct csession *cs, int role, const char *invite,
 		    ALX_JSON_INT_MAX);
 	}
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	if (r != 0)
 		return alxs_fail(r, "the relay did not open a code");
 	if (np == 0 || (r = alx_code_make(code, (uint32_t)np)) != 0)
@@ -320,17 +321,18 @@ alxs_code_create(struct csession *cs, int role, const char *invite,
 			alx_json_get_bool(j, 0, "cancelled", &cancelled);
 		alx_json_free(j);
 		j = NULL;
-		http_resp_free(&resp);
+		alxs_http_resp_free(&resp);
 		cb(ALXS_CODE_WRONG, NULL, (int64_t)deadline, fails, arg);
-		if (fails >= CODE_MAX_FAILS || cancelled)
+		if (fails >= ALXS_CODE_MAX_FAILS || cancelled)
 			break;
 	}
 	alx_wipe(code, sizeof(code));
 	snprintf(path, sizeof(path), "/v1/codes/%lld", (long long)np);
 	if (r != ALX_ERR_EXPIRED && !cancelled) {
-		http_request(&cs->http, "DELETE", path, NULL, 0, NULL, 1, 4096,
+		alxs_http_request(&cs->http, "DELETE", path, NULL, 0, NULL, 1,
+		    4096,
 		    &resp);
-		http_resp_free(&resp);
+		alxs_http_resp_free(&resp);
 	}
 	*failsp = fails;
 	if (r == 0)
@@ -347,7 +349,7 @@ alxs_code_create(struct csession *cs, int role, const char *invite,
 
 /* The claimant's run. */
 struct code_claim {
-	struct http_conn	 hc;
+	struct alxs_http	 hc;
 	char			 code[ALX_CODE_MAXLEN];
 	uint32_t		 np;
 	uint8_t			 sid[ALX_SID_LEN];
@@ -382,13 +384,14 @@ claim_wait(struct code_claim *cl, struct code_msg *m)
 static int
 claim_lookup(struct code_claim *cl)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	char			 path[64], *rolename = NULL;
 	int			 r;
 
 	snprintf(path, sizeof(path), "/v1/codes/%u", cl->np);
-	r = http_request(&cl->hc, "GET", path, NULL, 0, NULL, 0, 4096, &resp);
+	r = alxs_http_request(&cl->hc, "GET", path, NULL, 0, NULL, 0, 4096,
+	    &resp);
 	if (r == 0 && (r = alx_json_parse(&j, (const char *)resp.body.data,
 	    resp.body.len, NULL)) == 0 &&
 	    (r = alx_json_get_b64(j, 0, "sid", cl->sid, ALX_SID_LEN)) == 0 &&
@@ -396,7 +399,7 @@ claim_lookup(struct code_claim *cl)
 		r = alx_role_parse(rolename, &cl->role);
 	alx_json_free(j);
 	free(rolename);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	cl->deadline = time(NULL) + CODE_TTL;
 	cl->base_a = code_last_seq(&cl->hc, cl->np, "a", 0);
 	cl->after_b = code_last_seq(&cl->hc, cl->np, "b", 0);
@@ -488,7 +491,7 @@ claim_invite(struct code_claim *cl, char **invite)
 }
 
 int
-code_receive(const struct alxs_conf *conf, const char *text,
+alxs_code_receive(const struct alxs_conf *conf, const char *text,
     int64_t answer_s, char **invite, int *gone)
 {
 	struct code_claim	 cl;
@@ -504,7 +507,7 @@ code_receive(const struct alxs_conf *conf, const char *text,
 	if (alx_code_normalize(cl.code, text) != 0 ||
 	    alx_code_parse(cl.code, &cl.np, w) != 0)
 		return ALX_ERR_BAD_CODE;
-	if ((r = http_open(&cl.hc, conf->relay, conf, &cause)) != 0) {
+	if ((r = alxs_http_open(&cl.hc, conf->relay, conf, &cause)) != 0) {
 		alxs_fail(r, "--relay: %s", cause ? cause : "unusable");
 		free(cause);
 		return r;
@@ -512,7 +515,7 @@ code_receive(const struct alxs_conf *conf, const char *text,
 	if ((r = claim_lookup(&cl)) == 0 && (r = claim_pake(&cl)) == 0)
 		r = claim_invite(&cl, invite);
 	*gone = cl.gone;
-	http_close(&cl.hc);
+	alxs_http_close(&cl.hc);
 	alx_wipe(&cl, sizeof(cl));
 	return r;
 }

@@ -130,7 +130,7 @@ alxs_size(char *buf, size_t len, int64_t n)
 }
 
 void
-alxs_debug(const struct http_conn *hc, const char *fmt, ...)
+alxs_debug(const struct alxs_http *hc, const char *fmt, ...)
 {
 	va_list	ap;
 	char	msg[ALXS_CAUSE_MAX];

@@ -13,7 +13,7 @@
  * --stall-timeout (30 s), and so does a reply that sends under 100 bytes
  * a second for that long (a long-poll's own wait= is added to it); a
  * request takes 120 s at most. A request that gets no HTTP reply leaves
- * its cause in words (http_net_failed()), which the program prints instead
+ * its cause in words (alxs_http_net_failed()), which the program prints instead
  * of the caller's message: "the relay refused ..." would be wrong, since
  * the relay never saw it.
  */
@@ -40,7 +40,7 @@
 #define HTTP_STALL_BYTES	100	/* slower than this per second: stalled */
 #define HTTP_TOTAL_S		120	/* the longest one request may take */
 
-/* Why the last request got no HTTP reply: see http_net_failed(). */
+/* Why the last request got no HTTP reply: see alxs_http_net_failed(). */
 static char	http_neterr[768];
 static int	http_neterr_code;
 
@@ -82,7 +82,7 @@ http_url_parts(const char *url, char **scheme, char **host, char **port)
 }
 
 int
-http_check_url(const char *url, const char *insecure_host, char **cause)
+alxs_http_check_url(const char *url, const char *insecure_host, char **cause)
 {
 	char	*scheme, *host, *port;
 	int	 r;
@@ -115,7 +115,7 @@ http_check_url(const char *url, const char *insecure_host, char **cause)
 }
 
 int
-http_open(struct http_conn *hc, const char *base,
+alxs_http_open(struct alxs_http *hc, const char *base,
     const struct alxs_conf *conf, char **cause)
 {
 	char	*scheme, *host, *port;
@@ -123,7 +123,7 @@ http_open(struct http_conn *hc, const char *base,
 	int	 r;
 
 	memset(hc, 0, sizeof(*hc));
-	if ((r = http_check_url(base, conf->insecure_host, cause)) != 0)
+	if ((r = alxs_http_check_url(base, conf->insecure_host, cause)) != 0)
 		return r;
 	if (http_url_parts(base, &scheme, &host, &port) != 0)
 		return ALX_ERR_INVALID;
@@ -155,7 +155,7 @@ http_open(struct http_conn *hc, const char *base,
 }
 
 void
-http_close(struct http_conn *hc)
+alxs_http_close(struct alxs_http *hc)
 {
 	if (hc->curl != NULL)
 		curl_easy_cleanup(hc->curl);
@@ -163,7 +163,7 @@ http_close(struct http_conn *hc)
 }
 
 void
-http_resp_free(struct http_resp *resp)
+alxs_http_resp_free(struct alxs_resp *resp)
 {
 	alx_buf_free(&resp->body);
 	free(resp->message);
@@ -171,13 +171,14 @@ http_resp_free(struct http_resp *resp)
 }
 
 int64_t
-http_now(const struct http_conn *hc)
+alxs_http_now(const struct alxs_http *hc)
 {
 	return (int64_t)time(NULL) + hc->skew;
 }
 
 int
-http_auth_header(struct http_conn *hc, const char *method, const char *path,
+alxs_http_auth_header(struct alxs_http *hc, const char *method,
+    const char *path,
     const void *body, size_t len, char *out, size_t outlen)
 {
 	char	hdr[ALX_REQ_HDR_MAX];
@@ -186,7 +187,7 @@ http_auth_header(struct http_conn *hc, const char *method, const char *path,
 	if (hc->key == NULL)
 		return ALX_ERR_INVALID;
 	r = alx_req_sign(hdr, hc->key, hc->authority, method, path,
-	    body != NULL ? body : "", len, http_now(hc));
+	    body != NULL ? body : "", len, alxs_http_now(hc));
 	if (r != 0)
 		return r;
 	if ((size_t)snprintf(out, outlen, "Authorization: %s", hdr) >= outlen)
@@ -199,7 +200,7 @@ static int
 http_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut,
     curl_off_t un)
 {
-	const struct http_conn	*hc = arg;
+	const struct alxs_http	*hc = arg;
 
 	(void)dt;
 	(void)dn;
@@ -210,7 +211,7 @@ http_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 
 /* Common handle settings: TLS, protocols, no redirects, timeouts. */
 void
-http_tls_setup(struct http_conn *hc, void *handle)
+alxs_http_tls_setup(struct alxs_http *hc, void *handle)
 {
 	CURL	*c = handle;
 
@@ -258,7 +259,7 @@ http_header_cb(char *p, size_t size, size_t n, void *arg)
 }
 
 int
-http_curl_err(int cc)
+alxs_http_curl_err(int cc)
 {
 	switch (cc) {
 	case CURLE_OK:
@@ -277,7 +278,7 @@ http_curl_err(int cc)
 }
 
 void
-http_where(const struct http_conn *hc, char *out, size_t len)
+alxs_http_where(const struct alxs_http *hc, char *out, size_t len)
 {
 	char	*scheme, *host, *port;
 
@@ -293,7 +294,7 @@ http_where(const struct http_conn *hc, char *out, size_t len)
 }
 
 int
-http_net_failed(struct http_conn *hc, void *handle, int cc, long stall_s,
+alxs_http_net_failed(struct alxs_http *hc, void *handle, int cc, long stall_s,
     const char *detail)
 {
 	CURL		*c = handle;
@@ -305,7 +306,7 @@ http_net_failed(struct http_conn *hc, void *handle, int cc, long stall_s,
 
 	d = detail != NULL && *detail != '\0' ? detail :
 	    curl_easy_strerror((CURLcode)cc);
-	http_where(hc, where, sizeof(where));
+	alxs_http_where(hc, where, sizeof(where));
 	snprintf(host, sizeof(host), "%s", where);
 	if ((p = strrchr(host, ':')) != NULL)
 		*p = '\0';
@@ -368,11 +369,11 @@ http_net_failed(struct http_conn *hc, void *handle, int cc, long stall_s,
 		snprintf(m, n, "the request to %s failed (%s)", where, d);
 		break;
 	}
-	return http_neterr_code = http_curl_err(cc);
+	return http_neterr_code = alxs_http_curl_err(cc);
 }
 
 int
-http_net_note(int err, const char *fmt, ...)
+alxs_http_net_note(int err, const char *fmt, ...)
 {
 	va_list	ap;
 
@@ -383,14 +384,14 @@ http_net_note(int err, const char *fmt, ...)
 }
 
 const char *
-http_net_cause(int err)
+alxs_http_net_cause(int err)
 {
 	return http_neterr[0] != '\0' && err == http_neterr_code ?
 	    http_neterr : NULL;
 }
 
 void
-http_net_clear(void)
+alxs_http_net_clear(void)
 {
 	http_neterr[0] = '\0';
 	http_neterr_code = 0;
@@ -420,7 +421,7 @@ http_transient_curl(int cc)
 
 /* Map an error reply to its code; keep its message; note server_time. */
 static int
-http_error_body(struct http_conn *hc, struct http_resp *resp)
+http_error_body(struct alxs_http *hc, struct alxs_resp *resp)
 {
 	int64_t	st;
 	int	err, has_time;
@@ -434,9 +435,9 @@ http_error_body(struct http_conn *hc, struct http_resp *resp)
 }
 
 static int
-http_once(struct http_conn *hc, const char *method, const char *path,
+http_once(struct alxs_http *hc, const char *method, const char *path,
     const void *body, size_t len, const char *ctype, int sign,
-    struct http_resp *resp, struct http_io *io, int *cc)
+    struct alxs_resp *resp, struct http_io *io, int *cc)
 {
 	struct curl_slist	*h = NULL;
 	CURL			*c = hc->curl;
@@ -447,7 +448,7 @@ http_once(struct http_conn *hc, const char *method, const char *path,
 
 	errbuf[0] = '\0';
 	curl_easy_reset(c);
-	http_tls_setup(hc, c);
+	alxs_http_tls_setup(hc, c);
 	if ((size_t)snprintf(url, sizeof(url), "%s%s", hc->base, path) >=
 	    sizeof(url))
 		return ALX_ERR_TOO_LARGE;
@@ -459,7 +460,8 @@ http_once(struct http_conn *hc, const char *method, const char *path,
 		curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stall);
 	}
 	if (sign) {
-		if ((r = http_auth_header(hc, method, path, body, len, auth,
+		if ((r = alxs_http_auth_header(hc, method, path, body, len,
+		    auth,
 		    sizeof(auth))) != 0)
 			return r;
 		h = curl_slist_append(h, auth);
@@ -494,14 +496,14 @@ http_once(struct http_conn *hc, const char *method, const char *path,
 	if (io->overflow) {
 		char	where[320];
 
-		http_where(hc, where, sizeof(where));
-		return http_net_note(ALX_ERR_IO, "the relay at %s sent an "
+		alxs_http_where(hc, where, sizeof(where));
+		return alxs_http_net_note(ALX_ERR_IO, "the relay at %s sent an "
 		    "answer larger than %zu bytes", where, resp->body.max);
 	}
 	if (*cc != CURLE_OK) {
-		r = http_net_failed(hc, c, *cc, stall, errbuf);
+		r = alxs_http_net_failed(hc, c, *cc, stall, errbuf);
 		alxs_debug(hc, "http: %s %s: %s", method, path,
-		    http_net_cause(r));
+		    alxs_http_net_cause(r));
 		return r;
 	}
 	alxs_debug(hc, "http: %s %s: %ld", method, path, resp->status);
@@ -527,16 +529,16 @@ http_backoff(int attempt, int64_t retry_after)
 }
 
 int
-http_request(struct http_conn *hc, const char *method, const char *path,
+alxs_http_request(struct alxs_http *hc, const char *method, const char *path,
     const void *body, size_t len, const char *ctype, int sign,
-    size_t maxresp, struct http_resp *resp)
+    size_t maxresp, struct alxs_resp *resp)
 {
 	struct http_io	 io;
 	int		 attempt, r, cc, skewed = 0;
 
 	memset(resp, 0, sizeof(*resp));
 	alx_buf_init(&resp->body, maxresp);
-	http_net_clear();
+	alxs_http_net_clear();
 	for (attempt = 0;; attempt++) {
 		alx_buf_reset(&resp->body);
 		memset(&io, 0, sizeof(io));

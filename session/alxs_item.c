@@ -27,7 +27,7 @@
 
 /* Our own chain as the relay knows it (GET participants). */
 static int
-item_my_chain(struct csession *cs, int64_t *seq, uint8_t hash[ALX_HASH_LEN],
+item_my_chain(struct alxs_sess *cs, int64_t *seq, uint8_t hash[ALX_HASH_LEN],
     int *has_hash)
 {
 	struct alx_json		*j = NULL;
@@ -38,12 +38,12 @@ item_my_chain(struct csession *cs, int64_t *seq, uint8_t hash[ALX_HASH_LEN],
 
 	*seq = 0;
 	*has_hash = 0;
-	if ((r = csess_participants(cs, &j, &arr, &n)) != 0)
+	if ((r = alxs_sess_participants(cs, &j, &arr, &n)) != 0)
 		return r;
 	for (i = 0; i < n; i++) {
 		p = alx_json_arr_at(j, arr, i);
 		/* A bare certificate (no last_seq) says less. */
-		c = csess_participant_cert(j, p);
+		c = alxs_sess_participant_cert(j, p);
 		if (alx_json_raw(j, c, &raw, &len) != 0 ||
 		    alx_cert_open(&cert, raw, len,
 		    alx_view_manifest(&cs->view)) != 0)
@@ -94,7 +94,7 @@ item_read_chunk(int fd, int64_t size, size_t i, uint8_t *pt, size_t *len)
 
 /* Seal every chunk to fill the envelope's hashes. */
 int
-item_hash_chunks(struct alx_item *it, const uint8_t kitem[ALX_KEY_LEN],
+alxs_item_hash_chunks(struct alx_item *it, const uint8_t kitem[ALX_KEY_LEN],
     int fd, uint8_t *pt, uint8_t *ct)
 {
 	size_t	i, len;
@@ -115,11 +115,11 @@ item_hash_chunks(struct alx_item *it, const uint8_t kitem[ALX_KEY_LEN],
 }
 
 int
-item_upload_chunks(struct csession *cs, const struct alx_item *it,
+alxs_item_upload_chunks(struct alxs_sess *cs, const struct alx_item *it,
     const uint8_t kitem[ALX_KEY_LEN], int fd, uint8_t *pt, uint8_t *ct,
     char **cause)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	char			 path[192], id[ALX_FP_STRLEN + 1];
 	size_t			 i, len;
 	int			 r;
@@ -129,16 +129,18 @@ item_upload_chunks(struct csession *cs, const struct alx_item *it,
 		if ((r = item_read_chunk(fd, it->size, i, pt, &len)) != 0 ||
 		    (r = alx_chunk_seal(it, kitem, i, pt, len, ct)) != 0)
 			return r;
-		csess_path(cs, path, sizeof(path), "/items/%s/chunks/%zu", id,
+		alxs_sess_path(cs, path, sizeof(path), "/items/%s/chunks/%zu",
+		    id,
 		    i);
-		r = http_request(&cs->http, "PUT", path, ct, len + ALX_TAG_LEN,
+		r = alxs_http_request(&cs->http, "PUT", path, ct,
+		    len + ALX_TAG_LEN,
 		    "application/octet-stream", 1, 4096, &resp);
 		if (r == ALX_ERR_EXISTS)
 			r = 0;
 		if (r == ALX_ERR_BAD_HASH && asprintf(cause, "the file "
 		    "changed while it was being sent") < 0)
 			*cause = NULL;
-		http_resp_free(&resp);
+		alxs_http_resp_free(&resp);
 		if (r != 0)
 			return r;
 	}
@@ -151,7 +153,7 @@ item_upload_chunks(struct csession *cs, const struct alx_item *it,
  * chain).
  */
 static int
-item_chain(struct csession *cs, struct alx_item *it, int refresh)
+item_chain(struct alxs_sess *cs, struct alx_item *it, int refresh)
 {
 	const struct alx_view_member	*me;
 	int				 has_hash, r;
@@ -169,10 +171,10 @@ item_chain(struct csession *cs, struct alx_item *it, int refresh)
 			it->has_prev = has_hash;
 			return 0;
 		}
-		if (r != ALX_ERR_MISSING || (r = csess_replay(cs, NULL,
+		if (r != ALX_ERR_MISSING || (r = alxs_sess_replay(cs, NULL,
 		    NULL)) != 0)
 			return r;
-	} else if (refresh && (r = csess_poll(cs, 0, NULL, NULL)) != 0)
+	} else if (refresh && (r = alxs_sess_poll(cs, 0, NULL, NULL)) != 0)
 		return r;
 	me = alx_view_member_by_fp(&cs->view, cs->view.me_fp);
 	it->seq = (me != NULL ? me->last_seq : 0) + 1;
@@ -183,7 +185,8 @@ item_chain(struct csession *cs, struct alx_item *it, int refresh)
 }
 
 static int
-item_fill(struct csession *cs, struct alx_item *it, const struct item_post *p)
+item_fill(struct alxs_sess *cs, struct alx_item *it,
+    const struct alxs_item_post *p)
 {
 	const struct alx_manifest	*m;
 	int				 r;
@@ -198,7 +201,7 @@ item_fill(struct csession *cs, struct alx_item *it, const struct item_post *p)
 		return r;
 	snprintf(it->kind, sizeof(it->kind), "%s", p->kind);
 	memcpy(it->author, cs->view.me_fp, ALX_FP_LEN);
-	it->time = http_now(&cs->http);
+	it->time = alxs_http_now(&cs->http);
 	m = alx_view_manifest(&cs->view);
 	it->mv = m->ver;
 	it->epoch = m->epoch;
@@ -218,13 +221,13 @@ item_fill(struct csession *cs, struct alx_item *it, const struct item_post *p)
  * After a POST was refused as out of order or a replay: is the item the
  * relay holds under our id exactly the object we signed? Then an earlier
  * attempt was stored and only its answer was lost (a dropped connection
- * retried by http_request): the post succeeded. 1 yes, 0 no.
+ * retried by alxs_http_request): the post succeeded. 1 yes, 0 no.
  */
 static int
-item_already_posted(struct csession *cs, const struct alx_item *it,
+item_already_posted(struct alxs_sess *cs, const struct alx_item *it,
     int64_t *cursor)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	const char		*raw;
 	char			 path[160], id[ALX_FP_STRLEN + 1];
@@ -232,8 +235,8 @@ item_already_posted(struct csession *cs, const struct alx_item *it,
 	int			 tok, same = 0;
 
 	alx_b64_encode(id, it->id, ALX_ID_LEN);
-	csess_path(cs, path, sizeof(path), "/items/%s", id);
-	if (http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+	alxs_sess_path(cs, path, sizeof(path), "/items/%s", id);
+	if (alxs_http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
 	    ALX_ITEM_BODY_MAX * 2, &resp) == 0 &&
 	    alx_json_parse(&j, (const char *)resp.body.data, resp.body.len,
 	    NULL) == 0 && (tok = alx_json_obj_get(j, 0, "item")) >= 0 &&
@@ -244,27 +247,28 @@ item_already_posted(struct csession *cs, const struct alx_item *it,
 		alx_json_get_int(j, 0, "cursor", cursor, 0, ALX_JSON_INT_MAX);
 	}
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	return same;
 }
 
 static int
-item_post_envelope(struct csession *cs, struct alx_item *it, int64_t *cursor)
+item_post_envelope(struct alxs_sess *cs, struct alx_item *it, int64_t *cursor)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	char			 path[128];
 	int			 r;
 
 	/* Unsigned: the item's own signature authenticates it (section 11). */
-	csess_path(cs, path, sizeof(path), "/items");
-	r = http_request(&cs->http, "POST", path, it->obj.raw, it->obj.raw_len,
+	alxs_sess_path(cs, path, sizeof(path), "/items");
+	r = alxs_http_request(&cs->http, "POST", path, it->obj.raw,
+	    it->obj.raw_len,
 	    NULL, 0, 4096, &resp);
 	if (r == 0 && alx_json_parse(&j, (const char *)resp.body.data,
 	    resp.body.len, NULL) == 0)
 		alx_json_get_int(j, 0, "cursor", cursor, 0, ALX_JSON_INT_MAX);
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	if ((r == ALX_ERR_ORDER || r == ALX_ERR_REPLAYED ||
 	    r == ALX_ERR_EXISTS) && item_already_posted(cs, it, cursor)) {
 		alxs_debug(&cs->http, "item: an earlier attempt was stored; "
@@ -275,7 +279,7 @@ item_post_envelope(struct csession *cs, struct alx_item *it, int64_t *cursor)
 }
 
 void
-item_note_chain(struct csession *cs, const struct alx_item *it)
+alxs_item_note_chain(struct alxs_sess *cs, const struct alx_item *it)
 {
 	/* A view that follows the log (a runner, watch) continues from it. */
 	if (cs->view.cursor > 0)
@@ -283,14 +287,14 @@ item_note_chain(struct csession *cs, const struct alx_item *it)
 	cs->me.has_chain = 1;
 	cs->me.seq = it->seq;
 	memcpy(cs->me.hash, it->hash, ALX_HASH_LEN);
-	if (cache_note(&cs->me) != 0)
+	if (alxs_cache_note(&cs->me) != 0)
 		alxs_debug(&cs->http, "item: cannot note the chain in the "
 		    "cache");
 }
 
 int
-item_seal(struct csession *cs, const struct item_post *p,
-    struct item_sealed *is, char **cause)
+alxs_item_seal(struct alxs_sess *cs, const struct alxs_item_post *p,
+    struct alxs_item_sealed *is, char **cause)
 {
 	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
 	uint8_t				 ekey[ALX_KEY_LEN];
@@ -346,7 +350,7 @@ item_seal(struct csession *cs, const struct item_post *p,
 			r = ALX_ERR_NOMEM;
 			goto out;
 		}
-		if ((r = item_hash_chunks(&is->it, is->kitem, p->fd, pt,
+		if ((r = alxs_item_hash_chunks(&is->it, is->kitem, p->fd, pt,
 		    ct)) != 0)
 			goto out;
 	}
@@ -358,12 +362,12 @@ out:
 	}
 	free(ct);
 	if (r != 0)
-		item_sealed_free(is);
+		alxs_item_sealed_free(is);
 	return r;
 }
 
 int
-item_put(struct csession *cs, struct item_sealed *is, char **cause)
+alxs_item_put(struct alxs_sess *cs, struct alxs_item_sealed *is, char **cause)
 {
 	uint8_t	*pt = NULL, *ct = NULL;
 	int	 r = 0;
@@ -381,7 +385,7 @@ item_put(struct csession *cs, struct item_sealed *is, char **cause)
 		if (r != 0)
 			return r;
 		is->posted = 1;
-		item_note_chain(cs, &is->it);
+		alxs_item_note_chain(cs, &is->it);
 	}
 	if (is->it.size == 0)
 		return 0;
@@ -391,7 +395,8 @@ item_put(struct csession *cs, struct item_sealed *is, char **cause)
 	if (pt == NULL || ct == NULL)
 		r = ALX_ERR_NOMEM;
 	else
-		r = item_upload_chunks(cs, &is->it, is->kitem, is->fd, pt, ct,
+		r = alxs_item_upload_chunks(cs, &is->it, is->kitem, is->fd, pt,
+		    ct,
 		    cause);
 	if (pt != NULL) {
 		alx_wipe(pt, ALX_CHUNK_SIZE);
@@ -402,7 +407,7 @@ item_put(struct csession *cs, struct item_sealed *is, char **cause)
 }
 
 void
-item_sealed_free(struct item_sealed *is)
+alxs_item_sealed_free(struct alxs_item_sealed *is)
 {
 	alx_wipe(is->kitem, sizeof(is->kitem));
 	alx_item_free(&is->it);
@@ -411,25 +416,25 @@ item_sealed_free(struct item_sealed *is)
 }
 
 int
-item_post(struct csession *cs, struct item_post *p, char **cause)
+alxs_item_post(struct alxs_sess *cs, struct alxs_item_post *p, char **cause)
 {
-	struct item_sealed	is;
+	struct alxs_item_sealed	is;
 	int			r;
 
-	if ((r = item_seal(cs, p, &is, cause)) != 0)
+	if ((r = alxs_item_seal(cs, p, &is, cause)) != 0)
 		return r;
-	r = item_put(cs, &is, cause);
+	r = alxs_item_put(cs, &is, cause);
 	if (is.posted) {
 		memcpy(p->id, is.it.id, ALX_ID_LEN);
 		memcpy(p->hash, is.it.hash, ALX_HASH_LEN);
 		p->cursor = is.cursor;
 	}
-	item_sealed_free(&is);
+	alxs_item_sealed_free(&is);
 	return r;
 }
 
 int
-item_meta(struct csession *cs, const struct alx_item *it, char **meta,
+alxs_item_meta(struct alxs_sess *cs, const struct alx_item *it, char **meta,
     size_t *len)
 {
 	uint8_t	kitem[ALX_KEY_LEN];
@@ -490,15 +495,15 @@ item_place(const char *dir, const char *tmp, const char *name, char **saved)
 }
 
 static int
-item_get_chunk(struct csession *cs, const struct alx_item *it, size_t i,
-    struct http_resp *resp)
+item_get_chunk(struct alxs_sess *cs, const struct alx_item *it, size_t i,
+    struct alxs_resp *resp)
 {
 	char	path[192], id[ALX_FP_STRLEN + 1];
 	int	r;
 	long	pause_ms = 5, waited_ms = 0;
 
 	alx_b64_encode(id, it->id, ALX_ID_LEN);
-	csess_path(cs, path, sizeof(path), "/items/%s/chunks/%zu", id, i);
+	alxs_sess_path(cs, path, sizeof(path), "/items/%s/chunks/%zu", id, i);
 	/*
 	 * A chunk still being uploaded: wait for it, up to chunk_wait. A
 	 * reader usually sees an item just as its author starts uploading
@@ -506,12 +511,12 @@ item_get_chunk(struct csession *cs, const struct alx_item *it, size_t i,
 	 * to 200 ms.
 	 */
 	for (;;) {
-		r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+		r = alxs_http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
 		    ALX_CHUNK_CT_MAX, resp);
 		if (r != ALX_ERR_CHUNK_PENDING ||
 		    waited_ms >= (long)cs->chunk_wait * 1000)
 			return r;
-		http_resp_free(resp);
+		alxs_http_resp_free(resp);
 		usleep((useconds_t)pause_ms * 1000);
 		waited_ms += pause_ms;
 		if ((pause_ms *= 2) > 200)
@@ -520,7 +525,7 @@ item_get_chunk(struct csession *cs, const struct alx_item *it, size_t i,
 }
 
 int
-item_read_chunks(struct csession *cs, const struct alx_item *it,
+alxs_item_read_chunks(struct alxs_sess *cs, const struct alx_item *it,
     int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg)
 {
 	uint8_t	kitem[ALX_KEY_LEN];
@@ -528,17 +533,17 @@ item_read_chunks(struct csession *cs, const struct alx_item *it,
 
 	if ((r = alx_view_item_key(&cs->view, it, kitem)) != 0)
 		return r;
-	r = item_read_chunks_key(cs, it, kitem, cb, arg);
+	r = alxs_item_read_chunks_key(cs, it, kitem, cb, arg);
 	alx_wipe(kitem, sizeof(kitem));
 	return r;
 }
 
 int
-item_read_chunks_key(struct csession *cs, const struct alx_item *it,
+alxs_item_read_chunks_key(struct alxs_sess *cs, const struct alx_item *it,
     const uint8_t kitem[ALX_KEY_LEN],
     int (*cb)(void *, const uint8_t *, size_t, int64_t), void *arg)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	uint8_t			*pt;
 	size_t			 i, ptlen;
 	int64_t			 off = 0;
@@ -557,7 +562,7 @@ item_read_chunks_key(struct csession *cs, const struct alx_item *it,
 				    resp.body.len, pt);
 			ptlen = resp.body.len - ALX_TAG_LEN;
 		}
-		http_resp_free(&resp);
+		alxs_http_resp_free(&resp);
 		if (r == 0) {
 			r = cb(arg, pt, ptlen, off);
 			off += (int64_t)ptlen;
@@ -569,7 +574,7 @@ item_read_chunks_key(struct csession *cs, const struct alx_item *it,
 }
 
 int
-item_chunk_to_fd(void *arg, const uint8_t *pt, size_t len, int64_t off)
+alxs_item_chunk_to_fd(void *arg, const uint8_t *pt, size_t len, int64_t off)
 {
 	int	fd = *(int *)arg;
 	ssize_t	n;
@@ -587,7 +592,7 @@ item_chunk_to_fd(void *arg, const uint8_t *pt, size_t len, int64_t off)
 }
 
 int
-item_save(struct csession *cs, const struct alx_item *it, const char *dir,
+alxs_item_save(struct alxs_sess *cs, const struct alx_item *it, const char *dir,
     const char *name, char **saved, char **cause)
 {
 	char	tmp[4096], safe[256], id[ALX_FP_STRLEN + 1];
@@ -606,7 +611,7 @@ item_save(struct csession *cs, const struct alx_item *it, const char *dir,
 		return ALX_ERR_IO;
 	}
 	/* Each chunk checked (envelope hash, tag) before it is written. */
-	r = item_read_chunks(cs, it, item_chunk_to_fd, &fd);
+	r = alxs_item_read_chunks(cs, it, alxs_item_chunk_to_fd, &fd);
 	if ((r == ALX_ERR_BAD_HASH || r == ALX_ERR_DECRYPT ||
 	    r == ALX_ERR_KEY_COMMIT) && asprintf(cause, "a chunk of item %s "
 	    "does not verify", id) < 0)
@@ -624,19 +629,19 @@ item_save(struct csession *cs, const struct alx_item *it, const char *dir,
 
 /* Wait (long-polling the log) until the item's chunks are all stored. */
 int
-item_wait_complete(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+alxs_item_wait_complete(struct alxs_sess *cs, const uint8_t id[ALX_ID_LEN],
     int64_t timeout_ms)
 {
-	const struct csess_item	*ci;
+	const struct alxs_sess_item	*ci;
 	time_t			 end = time(NULL) + (time_t)(timeout_ms / 1000);
 	int			 r;
 
 	for (;;) {
-		if ((ci = csess_item(cs, id)) != NULL && ci->complete)
+		if ((ci = alxs_sess_item(cs, id)) != NULL && ci->complete)
 			return 0;
 		if (time(NULL) >= end)
 			return ALX_ERR_CHUNK_PENDING;
-		if ((r = csess_poll(cs, (int)(end - time(NULL)) > 25 ? 25 :
+		if ((r = alxs_sess_poll(cs, (int)(end - time(NULL)) > 25 ? 25 :
 		    (int)(end - time(NULL)) + 1, NULL, NULL)) != 0)
 			return r;
 	}
@@ -651,7 +656,7 @@ item_ext(const char *path, const char *ext)
 }
 
 const char *
-item_file_type(const char *path, const uint8_t *h, size_t n,
+alxs_item_file_type(const char *path, const uint8_t *h, size_t n,
     const char **mime)
 {
 	if (n >= 4 && memcmp(h, "PK\003\004", 4) == 0) {

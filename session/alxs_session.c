@@ -27,7 +27,8 @@
 #define CS_PARTS_MAX		(16 * 1024 * 1024)	/* participants */
 
 int
-csess_path(const struct csession *cs, char *out, size_t len, const char *fmt,
+alxs_sess_path(const struct alxs_sess *cs, char *out, size_t len,
+    const char *fmt,
     ...)
 {
 	va_list	ap;
@@ -47,26 +48,26 @@ csess_path(const struct csession *cs, char *out, size_t len, const char *fmt,
 /*
  * GET the relay's participant list, parsed (the caller frees *jp): *arr
  * is the array's token, *n its length. Each entry is {"cert":obj,
- * "last_seq",...} or a bare certificate; csess_participant_cert() gives
+ * "last_seq",...} or a bare certificate; alxs_sess_participant_cert() gives
  * the certificate's token. Nothing in it is trusted before each
  * certificate is checked against the verified manifest.
  */
 int
-csess_participants(struct csession *cs, struct alx_json **jp, int *arr,
+alxs_sess_participants(struct alxs_sess *cs, struct alx_json **jp, int *arr,
     int *n)
 {
 	struct alx_json_limits	 lim = { CS_PARTS_MAX, 8, 200000 };
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	char			 path[128];
 	int			 r;
 
 	*jp = NULL;
-	csess_path(cs, path, sizeof(path), "/participants");
-	if ((r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+	alxs_sess_path(cs, path, sizeof(path), "/participants");
+	if ((r = alxs_http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
 	    CS_PARTS_MAX, &resp)) == 0)
 		r = alx_json_parse(jp, (const char *)resp.body.data,
 		    resp.body.len, &lim);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	if (r == 0 && ((*arr = alx_json_obj_get(*jp, 0, "participants")) < 0 ||
 	    (*n = alx_json_arr_len(*jp, *arr)) < 0))
 		r = ALX_ERR_MISSING;
@@ -78,7 +79,7 @@ csess_participants(struct csession *cs, struct alx_json **jp, int *arr,
 }
 
 int
-csess_participant_cert(const struct alx_json *j, int entry)
+alxs_sess_participant_cert(const struct alx_json *j, int entry)
 {
 	int	c;
 
@@ -87,18 +88,18 @@ csess_participant_cert(const struct alx_json *j, int entry)
 
 /* GET the manifest chain and verify it into v. */
 static int
-csess_fetch_manifests(struct csession *cs, struct alx_view *v)
+csess_fetch_manifests(struct alxs_sess *cs, struct alx_view *v)
 {
 	struct alx_json_limits	 lim = { CS_MANIFESTS_MAX, 8, 65536 };
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	const char		*raw;
 	size_t			 len;
 	char			 path[128];
 	int			 arr, i, n, r;
 
-	csess_path(cs, path, sizeof(path), "/manifest");
-	r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 0,
+	alxs_sess_path(cs, path, sizeof(path), "/manifest");
+	r = alxs_http_request(&cs->http, "GET", path, NULL, 0, NULL, 0,
 	    CS_MANIFESTS_MAX, &resp);
 	if (r != 0)
 		goto out;
@@ -120,17 +121,17 @@ csess_fetch_manifests(struct csession *cs, struct alx_view *v)
 	}
 out:
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	return r;
 }
 
 /* What the view verified, newer than what is kept: keep it. */
 static void
-csess_keep_seen(struct csession *cs)
+csess_keep_seen(struct alxs_sess *cs)
 {
 	if (!cs->have_view || cs->view.seen.ver <= cs->seen.ver)
 		return;
-	if (cache_seen_save(cs->conf.store_dir, cs->inv.sid,
+	if (alxs_cache_seen_save(cs->conf.store_dir, cs->inv.sid,
 	    &cs->view.seen) == 0)
 		cs->seen = cs->view.seen;
 	else
@@ -139,7 +140,7 @@ csess_keep_seen(struct csession *cs)
 }
 
 static int
-csess_new_view(struct csession *cs)
+csess_new_view(struct alxs_sess *cs)
 {
 	int	r;
 
@@ -161,7 +162,7 @@ csess_new_view(struct csession *cs)
 
 /* A relay that served less than (or another chain than) was verified. */
 static int
-csess_rollback_fail(struct csession *cs)
+csess_rollback_fail(struct alxs_sess *cs)
 {
 	const struct alx_manifest	*m = alx_view_manifest(&cs->view);
 
@@ -183,7 +184,7 @@ csess_rollback_fail(struct csession *cs)
  * entry made with another key is taken over: its cursors were that key's.
  */
 static int
-csess_key_secret(struct csession *cs, const char *secret)
+csess_key_secret(struct alxs_sess *cs, const char *secret)
 {
 	struct alx_signkey	sk;
 	struct alx_kxkey	kx;
@@ -205,7 +206,7 @@ csess_key_secret(struct csession *cs, const char *secret)
 		cs->me.joined = cs->me.listen = 0;
 		cs->me.has_chain = 0;
 		cs->me.seq = 0;
-		if ((r = cache_save(&cs->me)) != 0) {
+		if ((r = alxs_cache_save(&cs->me)) != 0) {
 			alx_sign_wipe(&sk);
 			alx_kx_wipe(&kx);
 			return alxs_fail(r, "cannot write the cache");
@@ -218,12 +219,13 @@ csess_key_secret(struct csession *cs, const char *secret)
 
 /* This participant's key from the cache, for the view and the requests. */
 static int
-csess_load_me(struct csession *cs)
+csess_load_me(struct alxs_sess *cs)
 {
 	const struct alxs_conf	*conf = &cs->conf;
 	int			 r, created;
 
-	if ((r = cache_load(conf->store_dir, &cs->me, &cs->inv, conf->name !=
+	if ((r = alxs_cache_load(conf->store_dir, &cs->me, &cs->inv,
+	    conf->name !=
 	    NULL ? conf->name : conf->default_name, conf->kind,
 	    &created)) != 0)
 		return alxs_fail(r, "cannot use the cache directory");
@@ -244,7 +246,7 @@ csess_load_me(struct csession *cs)
 }
 
 static int
-csess_manifest_fail(struct csession *cs, int r)
+csess_manifest_fail(struct alxs_sess *cs, int r)
 {
 	if (r == ALX_ERR_NOT_FOUND || r == ALX_ERR_SESSION_EXPIRED)
 		return alxs_fail(ALX_ERR_SESSION_EXPIRED, "the session of this "
@@ -259,7 +261,7 @@ csess_manifest_fail(struct csession *cs, int r)
 }
 
 int
-alxs_open(struct csession *cs, const struct alxs_conf *conf, int flags)
+alxs_open(struct alxs_sess *cs, const struct alxs_conf *conf, int flags)
 {
 	char	 base[400], *cause = NULL;
 	int	 r;
@@ -275,13 +277,13 @@ alxs_open(struct csession *cs, const struct alxs_conf *conf, int flags)
 	alx_b64_encode(cs->sidstr, cs->inv.sid, ALX_SID_LEN);
 	if ((r = alx_invite_base_url(&cs->inv, base, sizeof(base))) != 0)
 		return alxs_fail(ALX_ERR_BAD_INVITE, "bad host in the invite");
-	if ((r = http_open(&cs->http, base, conf, &cause)) != 0) {
+	if ((r = alxs_http_open(&cs->http, base, conf, &cause)) != 0) {
 		r = alxs_fail(ALX_ERR_BAD_INVITE, "%s", cause ? cause :
 		    "cannot use the invite's relay");
 		free(cause);
 		return r;
 	}
-	if ((r = cache_seen_load(conf->store_dir, cs->inv.sid,
+	if ((r = alxs_cache_seen_load(conf->store_dir, cs->inv.sid,
 	    &cs->seen)) != 0)
 		return alxs_fail(r, "cannot read the session's manifest "
 		    "version kept in the cache (sessions/%s/manifest)",
@@ -289,7 +291,7 @@ alxs_open(struct csession *cs, const struct alxs_conf *conf, int flags)
 	if ((r = csess_new_view(cs)) != 0)
 		return alxs_fail(r, "cannot derive the invite's keys");
 	/* Our keys first: the view learns the epoch keys wrapped to us. */
-	if ((flags & CS_JOIN) && (r = csess_load_me(cs)) != 0)
+	if ((flags & ALXS_JOIN) && (r = csess_load_me(cs)) != 0)
 		return r;
 	if ((r = csess_fetch_manifests(cs, &cs->view)) != 0) {
 		if (r == ALX_ERR_ROLLBACK)
@@ -299,19 +301,19 @@ alxs_open(struct csession *cs, const struct alxs_conf *conf, int flags)
 	if (alx_view_check_current(&cs->view) != 0)
 		return csess_rollback_fail(cs);
 	csess_keep_seen(cs);
-	if (!(flags & CS_JOIN))
+	if (!(flags & ALXS_JOIN))
 		return 0;
 	if (alx_manifest_is_revoked(alx_view_manifest(&cs->view),
 	    cs->view.me_fp))
 		return alxs_fail(ALX_ERR_REVOKED, "this participant (%s) was "
 		    "revoked by the session's owner", cs->view.me_fps);
-	if (cs->me.joined == 0 && (r = csess_join(cs)) != 0)
+	if (cs->me.joined == 0 && (r = alxs_sess_join(cs)) != 0)
 		return r;
 	return 0;
 }
 
 void
-csess_close(struct csession *cs)
+alxs_sess_close(struct alxs_sess *cs)
 {
 	if (cs->have_view) {
 		if (alx_view_check_current(&cs->view) == 0)
@@ -319,15 +321,15 @@ csess_close(struct csession *cs)
 		alx_view_free(&cs->view);
 	}
 	if (cs->have_me)
-		cache_wipe(&cs->me);
-	http_close(&cs->http);
+		alxs_cache_wipe(&cs->me);
+	alxs_http_close(&cs->http);
 	free(cs->items);
 	alx_invite_wipe(&cs->inv);
 	memset(cs, 0, sizeof(*cs));
 }
 
 static int
-csess_join_fail(int r, const struct http_resp *resp)
+csess_join_fail(int r, const struct alxs_resp *resp)
 {
 	switch (r) {
 	case ALX_ERR_REVOKED:
@@ -347,17 +349,17 @@ csess_join_fail(int r, const struct http_resp *resp)
 }
 
 int
-csess_join(struct csession *cs)
+alxs_sess_join(struct alxs_sess *cs)
 {
 	struct alx_cert		 cert;
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	int64_t			 cursor = 0;
 	char			 path[128];
 	int			 r;
 
 	r = alx_view_make_cert(&cs->view, cs->me.name, cs->me.kind,
-	    http_now(&cs->http), &cert);
+	    alxs_http_now(&cs->http), &cert);
 	if (r != 0) {
 		if (r == ALX_ERR_REVOKED || r == ALX_ERR_WRONG_ROLE)
 			return alxs_fail(ALX_ERR_REVOKED, "this invite no "
@@ -371,35 +373,35 @@ csess_join(struct csession *cs)
 		    "works: its role was rotated or the key revoked (%s)",
 		    alx_errname(r));
 	}
-	csess_path(cs, path, sizeof(path), "/participants");
-	r = http_request(&cs->http, "POST", path, cert.obj.raw,
+	alxs_sess_path(cs, path, sizeof(path), "/participants");
+	r = alxs_http_request(&cs->http, "POST", path, cert.obj.raw,
 	    cert.obj.raw_len, NULL, 1, 4096, &resp);
 	alx_cert_free(&cert);
 	if (r == ALX_ERR_EXISTS)
 		r = 0;
 	if (r != 0) {
 		r = csess_join_fail(r, &resp);
-		http_resp_free(&resp);
+		alxs_http_resp_free(&resp);
 		return r;
 	}
 	if (resp.body.len > 0 && alx_json_parse(&j, (const char *)
 	    resp.body.data, resp.body.len, NULL) == 0)
 		alx_json_get_int(j, 0, "cursor", &cursor, 0, ALX_JSON_INT_MAX);
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	cs->me.joined = cursor > 0 ? cursor : 1;
 	cs->me.listen = cursor;
 	alxs_debug(&cs->http, "session: joined as %s (cursor %lld)",
 	    cs->view.me_fps, (long long)cursor);
-	if ((r = cache_save(&cs->me)) != 0)
+	if ((r = alxs_cache_save(&cs->me)) != 0)
 		return alxs_fail(r, "cannot write the cache");
 	return 0;
 }
 
 static int
-csess_note_item(struct csession *cs, const struct alx_view_event *ev)
+csess_note_item(struct alxs_sess *cs, const struct alx_view_event *ev)
 {
-	struct csess_item	*ci;
+	struct alxs_sess_item	*ci;
 	size_t			 ncap;
 
 	if (cs->nitems == cs->itemcap) {
@@ -424,8 +426,8 @@ csess_note_item(struct csession *cs, const struct alx_view_event *ev)
 	return 0;
 }
 
-const struct csess_item *
-csess_item(const struct csession *cs, const uint8_t id[ALX_ID_LEN])
+const struct alxs_sess_item *
+alxs_sess_item(const struct alxs_sess *cs, const uint8_t id[ALX_ID_LEN])
 {
 	size_t	i;
 
@@ -437,11 +439,11 @@ csess_item(const struct csession *cs, const uint8_t id[ALX_ID_LEN])
 
 /* Verify one event into the view; then the caller's callback. */
 static int
-csess_apply(struct csession *cs, const char *raw, size_t len, csess_cb cb,
+csess_apply(struct alxs_sess *cs, const char *raw, size_t len, alxs_sess_cb cb,
     void *arg)
 {
 	struct alx_view_event	 ev;
-	struct csess_item	*ci;
+	struct alxs_sess_item	*ci;
 	int			 r;
 
 	if ((r = alx_view_apply(&cs->view, raw, len, &ev)) != 0) {
@@ -458,7 +460,7 @@ csess_apply(struct csession *cs, const char *raw, size_t len, csess_cb cb,
 	if (ev.type == ALX_EV_ITEM)
 		r = csess_note_item(cs, &ev);
 	else if (ev.type == ALX_EV_COMPLETE &&
-	    (ci = (struct csess_item *)csess_item(cs, ev.id)) != NULL)
+	    (ci = (struct alxs_sess_item *)alxs_sess_item(cs, ev.id)) != NULL)
 		ci->complete = 1;
 	if (r == 0 && cb != NULL)
 		r = cb(cs, &ev, arg);
@@ -468,11 +470,11 @@ csess_apply(struct csession *cs, const char *raw, size_t len, csess_cb cb,
 
 /* One GET of the log; *nevents receives how many events it held. */
 static int
-csess_log_once(struct csession *cs, int wait_s, csess_cb cb, void *arg,
+csess_log_once(struct alxs_sess *cs, int wait_s, alxs_sess_cb cb, void *arg,
     int *nevents)
 {
 	struct alx_json_limits	 lim = { CS_LOG_MAX, 10, 200000 };
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	struct alx_json		*j = NULL;
 	const char		*raw;
 	size_t			 len;
@@ -480,12 +482,13 @@ csess_log_once(struct csession *cs, int wait_s, csess_cb cb, void *arg,
 	int			 arr, i, n, r;
 
 	*nevents = 0;
-	csess_path(cs, path, sizeof(path), "/log?after=%lld&limit=%d",
+	alxs_sess_path(cs, path, sizeof(path), "/log?after=%lld&limit=%d",
 	    (long long)cs->view.cursor, CS_LOG_LIMIT);
 	if (wait_s > 0)
 		snprintf(path + strlen(path), sizeof(path) - strlen(path),
 		    "&wait=%d", wait_s);
-	r = http_request(&cs->http, "GET", path, NULL, 0, NULL, 1, CS_LOG_MAX,
+	r = alxs_http_request(&cs->http, "GET", path, NULL, 0, NULL, 1,
+	    CS_LOG_MAX,
 	    &resp);
 	if (r != 0 || resp.status == 204)
 		goto out;
@@ -505,12 +508,12 @@ csess_log_once(struct csession *cs, int wait_s, csess_cb cb, void *arg,
 	}
 out:
 	alx_json_free(j);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	return r;
 }
 
 int
-csess_poll(struct csession *cs, int wait_s, csess_cb cb, void *arg)
+alxs_sess_poll(struct alxs_sess *cs, int wait_s, alxs_sess_cb cb, void *arg)
 {
 	int	n;
 
@@ -518,7 +521,7 @@ csess_poll(struct csession *cs, int wait_s, csess_cb cb, void *arg)
 }
 
 int
-csess_replay(struct csession *cs, csess_cb cb, void *arg)
+alxs_sess_replay(struct alxs_sess *cs, alxs_sess_cb cb, void *arg)
 {
 	int	r, n;
 
@@ -537,8 +540,8 @@ csess_replay(struct csession *cs, csess_cb cb, void *arg)
 }
 
 struct csess_sse {
-	struct csession	*cs;
-	csess_cb	 cb;
+	struct alxs_sess	*cs;
+	alxs_sess_cb	 cb;
 	void		*arg;
 	int		 err;
 };
@@ -560,8 +563,9 @@ csess_sse_event(const char *type, int64_t id, const char *data, size_t len,
 		/* Not the relay's events: a broken stream (exit 5, not 1). */
 		char	where[320];
 
-		http_where(&s->cs->http, where, sizeof(where));
-		return s->err = http_net_note(ALX_ERR_IO, "the relay at %s "
+		alxs_http_where(&s->cs->http, where, sizeof(where));
+		return s->err = alxs_http_net_note(ALX_ERR_IO,
+		    "the relay at %s "
 		    "sent an event that is not JSON (event %lld of the "
 		    "stream)", where, (long long)id);
 	}
@@ -595,7 +599,8 @@ csess_sse_event(const char *type, int64_t id, const char *data, size_t len,
 }
 
 int
-csess_stream(struct csession *cs, int64_t timeout_ms, csess_cb cb, void *arg)
+alxs_sess_stream(struct alxs_sess *cs, int64_t timeout_ms, alxs_sess_cb cb,
+    void *arg)
 {
 	struct csess_sse	 s;
 	char			 path[128];
@@ -606,24 +611,26 @@ csess_stream(struct csession *cs, int64_t timeout_ms, csess_cb cb, void *arg)
 	s.cb = cb;
 	s.arg = arg;
 	s.err = 0;
-	csess_path(cs, path, sizeof(path), "/stream");
-	r = sse_run(&cs->http, path, &last, timeout_ms, csess_sse_event, &s);
+	alxs_sess_path(cs, path, sizeof(path), "/stream");
+	r = alxs_sse_run(&cs->http, path, &last, timeout_ms, csess_sse_event,
+	    &s);
 	if (s.err != 0)
 		return s.err;
 	return r;
 }
 
 int
-csess_put_manifest(struct csession *cs, struct alx_manifest *m)
+alxs_sess_put_manifest(struct alxs_sess *cs, struct alx_manifest *m)
 {
-	struct http_resp	resp;
+	struct alxs_resp	resp;
 	char			path[128];
 	int			r;
 
-	csess_path(cs, path, sizeof(path), "/manifest");
-	r = http_request(&cs->http, "PUT", path, m->obj.raw, m->obj.raw_len,
+	alxs_sess_path(cs, path, sizeof(path), "/manifest");
+	r = alxs_http_request(&cs->http, "PUT", path, m->obj.raw,
+	    m->obj.raw_len,
 	    NULL, 1, 4096, &resp);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	/* The owner's own update is verified by its maker: keep it. */
 	if (r == 0 && m->ver > cs->seen.ver) {
 		struct alx_view_seen	seen;
@@ -631,7 +638,7 @@ csess_put_manifest(struct csession *cs, struct alx_manifest *m)
 		seen.ver = m->ver;
 		memcpy(seen.hash, m->hash, ALX_HASH_LEN);
 		seen.epoch = m->epoch;
-		if (cache_seen_save(cs->conf.store_dir, cs->inv.sid,
+		if (alxs_cache_seen_save(cs->conf.store_dir, cs->inv.sid,
 		    &seen) == 0)
 			cs->seen = seen;
 	}
@@ -639,13 +646,13 @@ csess_put_manifest(struct csession *cs, struct alx_manifest *m)
 }
 
 int
-csess_is_owner(const struct csession *cs)
+alxs_sess_is_owner(const struct alxs_sess *cs)
 {
 	return cs->inv.role == ALX_ROLE_OWNER;
 }
 
 const char *
-csess_member_name(const struct csession *cs, const uint8_t fp[ALX_FP_LEN])
+alxs_sess_member_name(const struct alxs_sess *cs, const uint8_t fp[ALX_FP_LEN])
 {
 	const struct alx_view_member	*m;
 
@@ -654,7 +661,7 @@ csess_member_name(const struct csession *cs, const uint8_t fp[ALX_FP_LEN])
 }
 
 int
-csess_resolve(const struct csession *cs, const char *s,
+alxs_sess_resolve(const struct alxs_sess *cs, const char *s,
     uint8_t fp[ALX_FP_LEN], char **cause)
 {
 	const struct alx_view_member	*m;
@@ -686,12 +693,12 @@ csess_resolve(const struct csession *cs, const char *s,
 }
 
 int
-csess_owner_update(struct csession *cs, struct alx_manifest *next,
+alxs_sess_owner_update(struct alxs_sess *cs, struct alx_manifest *next,
     struct alx_signkey *owner)
 {
 	int	r;
 
-	if (!csess_is_owner(cs))
+	if (!alxs_sess_is_owner(cs))
 		return ALX_ERR_WRONG_ROLE;
 	if ((r = alx_seed_keys(cs->inv.seed, owner, NULL)) != 0)
 		return r;
@@ -700,7 +707,8 @@ csess_owner_update(struct csession *cs, struct alx_manifest *next,
 
 /* Every member the view knows, as the owner's manifest updates want. */
 int
-csess_members(const struct csession *cs, struct alx_member **out, size_t *n)
+alxs_sess_members(const struct alxs_sess *cs, struct alx_member **out,
+    size_t *n)
 {
 	size_t	i;
 
@@ -719,7 +727,7 @@ csess_members(const struct csession *cs, struct alx_member **out, size_t *n)
 
 /* A new invite link for role with seed, on this session's relay. */
 int
-csess_invite(const struct csession *cs, int role,
+alxs_sess_invite(const struct alxs_sess *cs, int role,
     const uint8_t seed[ALX_SEED_LEN], char **link)
 {
 	struct alx_invite	inv = cs->inv;
@@ -737,7 +745,7 @@ csess_invite(const struct csession *cs, int role,
  * >= 0, new_seed receives its seed), with a new epoch; sign and store.
  */
 int
-csess_rekey(struct csession *cs, const uint8_t *fp, int role,
+alxs_sess_rekey(struct alxs_sess *cs, const uint8_t *fp, int role,
     uint8_t new_seed[ALX_SEED_LEN], int64_t *ver)
 {
 	struct alx_manifest	 next;
@@ -752,8 +760,8 @@ csess_rekey(struct csession *cs, const uint8_t *fp, int role,
 	memset(&next, 0, sizeof(next));
 	if ((r = alx_view_private(&cs->view, &priv)) != 0)
 		return r;
-	if ((r = csess_members(cs, &mem, &nmem)) != 0 ||
-	    (r = csess_owner_update(cs, &next, &owner)) != 0)
+	if ((r = alxs_sess_members(cs, &mem, &nmem)) != 0 ||
+	    (r = alxs_sess_owner_update(cs, &next, &owner)) != 0)
 		goto out;
 	if (fp != NULL && (r = alx_manifest_revoke(&next, fp)) != 0)
 		goto out;
@@ -763,7 +771,7 @@ csess_rekey(struct csession *cs, const uint8_t *fp, int role,
 	if ((r = alx_manifest_new_epoch(&next, ekey, &priv, mem, nmem)) != 0 ||
 	    (r = alx_manifest_finish(&next, &owner, ekey, &priv)) != 0)
 		goto out;
-	r = csess_put_manifest(cs, &next);
+	r = alxs_sess_put_manifest(cs, &next);
 	*ver = next.ver;
 out:
 	alx_wipe(ekey, sizeof(ekey));
@@ -775,7 +783,7 @@ out:
 }
 
 int
-alxs_read_fail(struct csession *cs, int err, const char *what)
+alxs_read_fail(struct alxs_sess *cs, int err, const char *what)
 {
 	if (err == ALX_ERR_ROLLBACK)
 		return csess_rollback_fail(cs);

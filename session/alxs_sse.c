@@ -6,7 +6,7 @@
  * one and a half --stall-timeout, means the connection is gone).
  *
  * What the relay did wrong ends the stream with io_error and its cause in
- * words (http_net_note()): a reply that is not an event stream (a proxy's
+ * words (alxs_http_net_note()): a reply that is not an event stream (a proxy's
  * or captive portal's page), a line or event over 2 MiB, or a second
  * silence in a row. A refused or lost connection is retried, with
  * backoff, after one warning that names it: the relay may be restarting.
@@ -32,7 +32,7 @@
 
 struct sse_state {
 	CURL		*curl;
-	sse_cb		 cb;
+	alxs_sse_cb		 cb;
 	void		*arg;
 	struct reply_sse rs;		/* the stream, read (alxs_reply.c) */
 	struct alx_buf	 err;		/* body of a non-200 reply */
@@ -75,7 +75,8 @@ sse_write(char *p, size_t size, size_t n, void *arg)
 		s->checked = 1;
 		curl_easy_getinfo(s->curl, CURLINFO_CONTENT_TYPE, &ct);
 		if (ct == NULL || strncasecmp(ct, "text/event-stream", 17) != 0) {
-			s->rs.stop = http_net_note(ALX_ERR_IO, "the relay at %s "
+			s->rs.stop = alxs_http_net_note(ALX_ERR_IO,
+			    "the relay at %s "
 			    "answered the event stream with %.64s, not events "
 			    "(is a proxy or a captive portal in the way?)",
 			    s->where, ct != NULL ? ct : "no content type");
@@ -83,7 +84,8 @@ sse_write(char *p, size_t size, size_t n, void *arg)
 		}
 	}
 	if (reply_sse_feed(&s->rs, p, len) == ALX_ERR_TOO_LARGE)
-		s->rs.stop = http_net_note(ALX_ERR_IO, "the relay at %s sent "
+		s->rs.stop = alxs_http_net_note(ALX_ERR_IO,
+		    "the relay at %s sent "
 		    "an event stream line or event over %d MiB", s->where,
 		    REPLY_SSE_MAX / (1024 * 1024));
 	return s->rs.stop != 0 ? 0 : len;
@@ -95,7 +97,7 @@ sse_write(char *p, size_t size, size_t n, void *arg)
  * ALX_ERR_EXPIRED at the deadline. *stalled: it ended in a silence.
  */
 static int
-sse_once(struct http_conn *hc, struct sse_state *s, const char *path,
+sse_once(struct alxs_http *hc, struct sse_state *s, const char *path,
     int64_t timeout_ms, long *status, int *stalled)
 {
 	struct curl_slist	*h = NULL;
@@ -106,9 +108,9 @@ sse_once(struct http_conn *hc, struct sse_state *s, const char *path,
 
 	*stalled = 0;
 	curl_easy_reset(s->curl);
-	http_tls_setup(hc, s->curl);
+	alxs_http_tls_setup(hc, s->curl);
 	snprintf(url, sizeof(url), "%s%s", hc->base, path);
-	if ((r = http_auth_header(hc, "GET", path, NULL, 0, auth,
+	if ((r = alxs_http_auth_header(hc, "GET", path, NULL, 0, auth,
 	    sizeof(auth))) != 0)
 		return r;
 	h = curl_slist_append(h, auth);
@@ -153,14 +155,14 @@ sse_once(struct http_conn *hc, struct sse_state *s, const char *path,
 		return 0;
 	}
 	*stalled = cc == CURLE_OPERATION_TIMEDOUT;
-	r = http_net_failed(hc, s->curl, cc, stall, errbuf);
-	alxs_debug(hc, "sse: %s", http_net_cause(r));
+	r = alxs_http_net_failed(hc, s->curl, cc, stall, errbuf);
+	alxs_debug(hc, "sse: %s", alxs_http_net_cause(r));
 	return r;
 }
 
 int
-sse_run(struct http_conn *hc, const char *path, int64_t *last_id,
-    int64_t timeout_ms, sse_cb cb, void *arg)
+alxs_sse_run(struct alxs_http *hc, const char *path, int64_t *last_id,
+    int64_t timeout_ms, alxs_sse_cb cb, void *arg)
 {
 	struct sse_state	 s;
 	int64_t			 deadline = 0, left = 0, backoff = 250;
@@ -176,7 +178,7 @@ sse_run(struct http_conn *hc, const char *path, int64_t *last_id,
 	s.last_id = last_id;
 	reply_sse_init(&s.rs, sse_event, &s);
 	alx_buf_init(&s.err, SSE_ERR_MAX);
-	http_where(hc, s.where, sizeof(s.where));
+	alxs_http_where(hc, s.where, sizeof(s.where));
 	if (timeout_ms > 0)
 		deadline = mono_ms() + timeout_ms;
 	s.deadline = deadline;
@@ -185,7 +187,7 @@ sse_run(struct http_conn *hc, const char *path, int64_t *last_id,
 			r = ALX_ERR_EXPIRED;
 			break;
 		}
-		http_net_clear();
+		alxs_http_net_clear();
 		r = sse_once(hc, &s, path, left, &status, &stalled);
 		if (s.rs.stop != 0) {
 			r = s.rs.stop > 0 ? 0 : s.rs.stop;
@@ -207,9 +209,9 @@ sse_run(struct http_conn *hc, const char *path, int64_t *last_id,
 		stalls = stalled ? (s.rs.events > 0 ? 1 : stalls + 1) : 0;
 		if (stalls >= 2)
 			break;
-		if (http_net_cause(r) != NULL && !warned) {
+		if (alxs_http_net_cause(r) != NULL && !warned) {
 			alxs_notice(hc->notice, hc->notice_arg,
-			    "%s; trying again", http_net_cause(r));
+			    "%s; trying again", alxs_http_net_cause(r));
 			warned = 1;
 		}
 		if (s.rs.events > 0) {

@@ -30,7 +30,7 @@
 #define CACHE_FILE_MAX	(64 * 1024)
 
 int
-cache_mkdir(const char *path)
+alxs_cache_mkdir(const char *path)
 {
 	struct stat	st;
 
@@ -50,7 +50,7 @@ cache_mkdir(const char *path)
  * Folders that exist are left as they are.
  */
 int
-cache_mkdirs(const char *path)
+alxs_cache_mkdirs(const char *path)
 {
 	char	tmp[900], *p;
 
@@ -106,19 +106,19 @@ cache_write(const char *path, const void *data, size_t len, int how)
 }
 
 int
-cache_write_new(const char *path, const void *data, size_t len)
+alxs_cache_write_new(const char *path, const void *data, size_t len)
 {
 	return cache_write(path, data, len, CACHE_W_SYNC | CACHE_W_NEW);
 }
 
 int
-cache_write_file(const char *path, const void *data, size_t len)
+alxs_cache_write_file(const char *path, const void *data, size_t len)
 {
 	return cache_write(path, data, len, CACHE_W_SYNC);
 }
 
 int
-cache_read_file(const char *path, struct alx_buf *b)
+alxs_cache_read_file(const char *path, struct alx_buf *b)
 {
 	char	tmp[4096];
 	ssize_t	n;
@@ -149,7 +149,8 @@ cache_dir(const char *store, char *out, size_t len)
 
 	if (store == NULL || store[0] == '\0')
 		return ALX_ERR_IO;
-	if ((r = cache_mkdirs(store)) != 0 || (r = cache_mkdir(store)) != 0)
+	if ((r = alxs_cache_mkdirs(store)) != 0 ||
+	    (r = alxs_cache_mkdir(store)) != 0)
 		return r;
 	if ((size_t)snprintf(out, len, "%s", store) >= len)
 		return ALX_ERR_TOO_LARGE;
@@ -172,7 +173,7 @@ cache_path(const char *store, char *out, size_t len,
 	if (n + 10 >= sizeof(dir))
 		return ALX_ERR_TOO_LARGE;
 	memcpy(dir + n, "/sessions", 10);
-	if ((r = cache_mkdir(dir)) != 0)
+	if ((r = alxs_cache_mkdir(dir)) != 0)
 		return r;
 	alx_b64_encode(sid, inv->sid, ALX_SID_LEN);
 	alx_sha256_init(&h);
@@ -182,7 +183,7 @@ cache_path(const char *store, char *out, size_t len,
 	alx_b64_encode(tag, d, 12);
 	if ((size_t)snprintf(out, len, "%s/%s", dir, sid) >= len)
 		return ALX_ERR_TOO_LARGE;
-	if ((r = cache_mkdir(out)) != 0)
+	if ((r = alxs_cache_mkdir(out)) != 0)
 		return r;
 	if ((size_t)snprintf(out, len, "%s/%s/%s-%s.json", dir, sid,
 	    alx_role_name(inv->role), tag) >= len)
@@ -191,7 +192,7 @@ cache_path(const char *store, char *out, size_t len,
 }
 
 static int
-cache_parse(struct cache_entry *e, const char *text, size_t len)
+cache_parse(struct alxs_cache_entry *e, const char *text, size_t len)
 {
 	struct alx_json	*j = NULL;
 	uint8_t		 seed[ALX_SIGN_SEED_LEN], kxs[ALX_KX_SK_LEN];
@@ -232,7 +233,7 @@ out:
 }
 
 static int
-cache_save_sync(const struct cache_entry *e, int sync)
+cache_save_sync(const struct alxs_cache_entry *e, int sync)
 {
 	struct alx_jw	 jw;
 	uint8_t		 seed[ALX_SIGN_SEED_LEN];
@@ -269,7 +270,7 @@ cache_save_sync(const struct cache_entry *e, int sync)
 }
 
 int
-cache_save(const struct cache_entry *e)
+alxs_cache_save(const struct alxs_cache_entry *e)
 {
 	return cache_save_sync(e, 1);
 }
@@ -277,13 +278,13 @@ cache_save(const struct cache_entry *e)
 /* The same without waiting for the disk: for state the relay can restore
  * (the own chain, the listen cursor). */
 int
-cache_note(const struct cache_entry *e)
+alxs_cache_note(const struct alxs_cache_entry *e)
 {
 	return cache_save_sync(e, 0);
 }
 
 int
-cache_load(const char *store, struct cache_entry *e,
+alxs_cache_load(const char *store, struct alxs_cache_entry *e,
     const struct alx_invite *inv, const char *name, int kind, int *created)
 {
 	struct alx_buf	b;
@@ -293,7 +294,7 @@ cache_load(const char *store, struct cache_entry *e,
 	*created = 0;
 	if ((r = cache_path(store, e->path, sizeof(e->path), inv)) != 0)
 		return r;
-	r = cache_read_file(e->path, &b);
+	r = alxs_cache_read_file(e->path, &b);
 	if (r == 0) {
 		r = cache_parse(e, (const char *)b.data, b.len);
 		alx_buf_free(&b);
@@ -309,11 +310,11 @@ cache_load(const char *store, struct cache_entry *e,
 	    alx_display_valid(name) ? name : "participant");
 	e->kind = kind;
 	*created = 1;
-	return cache_save(e);
+	return alxs_cache_save(e);
 }
 
 void
-cache_wipe(struct cache_entry *e)
+alxs_cache_wipe(struct alxs_cache_entry *e)
 {
 	alx_sign_wipe(&e->sk);
 	alx_kx_wipe(&e->kx);
@@ -332,10 +333,10 @@ cache_session_path(const char *store, char *out, size_t len,
 		return r;
 	alx_b64_encode(sids, sid, ALX_SID_LEN);
 	if ((size_t)snprintf(out, len, "%s/sessions", dir) >= len ||
-	    (r = cache_mkdir(out)) != 0)
+	    (r = alxs_cache_mkdir(out)) != 0)
 		return r != 0 ? r : ALX_ERR_TOO_LARGE;
 	if ((size_t)snprintf(out, len, "%s/sessions/%s", dir, sids) >= len ||
-	    (r = cache_mkdir(out)) != 0)
+	    (r = alxs_cache_mkdir(out)) != 0)
 		return r != 0 ? r : ALX_ERR_TOO_LARGE;
 	if ((size_t)snprintf(out, len, "%s/sessions/%s/%s", dir, sids,
 	    name) >= len)
@@ -355,7 +356,8 @@ cache_invite_path(const char *store, char *out, size_t len,
 }
 
 int
-cache_invite_store(const char *store, const uint8_t sid[ALX_SID_LEN], int role,
+alxs_cache_invite_store(const char *store, const uint8_t sid[ALX_SID_LEN],
+    int role,
     const char *link)
 {
 	char	path[1024];
@@ -363,11 +365,12 @@ cache_invite_store(const char *store, const uint8_t sid[ALX_SID_LEN], int role,
 
 	if ((r = cache_invite_path(store, path, sizeof(path), sid, role)) != 0)
 		return r;
-	return cache_write_file(path, link, strlen(link));
+	return alxs_cache_write_file(path, link, strlen(link));
 }
 
 int
-cache_invite_load(const char *store, const uint8_t sid[ALX_SID_LEN], int role,
+alxs_cache_invite_load(const char *store, const uint8_t sid[ALX_SID_LEN],
+    int role,
     char **link)
 {
 	struct alx_buf	b;
@@ -377,7 +380,7 @@ cache_invite_load(const char *store, const uint8_t sid[ALX_SID_LEN], int role,
 	*link = NULL;
 	if ((r = cache_invite_path(store, path, sizeof(path), sid, role)) != 0)
 		return r;
-	if ((r = cache_read_file(path, &b)) == 0)
+	if ((r = alxs_cache_read_file(path, &b)) == 0)
 		*link = (char *)alx_buf_steal(&b, NULL);
 	alx_buf_free(&b);
 	return r;
@@ -385,15 +388,15 @@ cache_invite_load(const char *store, const uint8_t sid[ALX_SID_LEN], int role,
 
 /* Replace a stored invite only when this machine keeps that session's. */
 int
-cache_invite_update(const char *store, const uint8_t sid[ALX_SID_LEN],
+alxs_cache_invite_update(const char *store, const uint8_t sid[ALX_SID_LEN],
     int role, const char *link)
 {
 	char	*old = NULL;
 
-	if (cache_invite_load(store, sid, ALX_ROLE_OWNER, &old) != 0)
+	if (alxs_cache_invite_load(store, sid, ALX_ROLE_OWNER, &old) != 0)
 		return 0;
 	alx_wipe_str(old);
-	return cache_invite_store(store, sid, role, link);
+	return alxs_cache_invite_store(store, sid, role, link);
 }
 
 static int
@@ -403,14 +406,14 @@ cache_seen_read(const char *path, struct alx_view_seen *seen)
 	int		r;
 
 	memset(seen, 0, sizeof(*seen));
-	if ((r = cache_read_file(path, &b)) == 0)
+	if ((r = alxs_cache_read_file(path, &b)) == 0)
 		r = alx_view_seen_decode(seen, (const char *)b.data, b.len);
 	alx_buf_free(&b);
 	return r == ALX_ERR_NOT_FOUND ? 0 : r;
 }
 
 int
-cache_seen_load(const char *store, const uint8_t sid[ALX_SID_LEN],
+alxs_cache_seen_load(const char *store, const uint8_t sid[ALX_SID_LEN],
     struct alx_view_seen *seen)
 {
 	char	path[1024];
@@ -424,7 +427,7 @@ cache_seen_load(const char *store, const uint8_t sid[ALX_SID_LEN],
 }
 
 int
-cache_seen_save(const char *store, const uint8_t sid[ALX_SID_LEN],
+alxs_cache_seen_save(const char *store, const uint8_t sid[ALX_SID_LEN],
     const struct alx_view_seen *seen)
 {
 	struct alx_view_seen	 kept;
@@ -448,7 +451,7 @@ cache_seen_save(const char *store, const uint8_t sid[ALX_SID_LEN],
 	}
 	if ((r = cache_seen_read(path, &kept)) == 0 && kept.ver < seen->ver &&
 	    (r = alx_view_seen_encode(seen, &json, &len)) == 0)
-		r = cache_write_file(path, json, len);
+		r = alxs_cache_write_file(path, json, len);
 	free(json);
 	close(fd);
 	return r;

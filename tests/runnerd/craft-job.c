@@ -59,18 +59,19 @@ die(const char *what, int r)
 
 /* POST a signed item; note it in our chain when the relay took it. */
 static int
-craft_send(struct csession *cs, struct alx_item *it)
+craft_send(struct alxs_sess *cs, struct alx_item *it)
 {
-	struct http_resp	 resp;
+	struct alxs_resp	 resp;
 	char			 path[128];
 	int			 r;
 
 	if ((r = alx_item_sign(it, &cs->me.sk)) != 0)
 		die("sign", r);
-	csess_path(cs, path, sizeof(path), "/items");
-	r = http_request(&cs->http, "POST", path, it->obj.raw, it->obj.raw_len,
+	alxs_sess_path(cs, path, sizeof(path), "/items");
+	r = alxs_http_request(&cs->http, "POST", path, it->obj.raw,
+	    it->obj.raw_len,
 	    NULL, 1, 4096, &resp);
-	http_resp_free(&resp);
+	alxs_http_resp_free(&resp);
 	if (r == 0)
 		alx_view_note_own(&cs->view, it);
 	return r;
@@ -83,7 +84,7 @@ craft_send(struct csession *cs, struct alx_item *it)
  * derives is the one committed to, and the meta does not open under it.
  */
 static int
-craft_item(struct csession *cs, const char *kind, const uint8_t *reply_to,
+craft_item(struct alxs_sess *cs, const char *kind, const uint8_t *reply_to,
     const char *meta, int badkey, uint8_t out_id[ALX_ID_LEN])
 {
 	struct alx_item	 it;
@@ -91,7 +92,7 @@ craft_item(struct csession *cs, const char *kind, const uint8_t *reply_to,
 	int		 r;
 
 	if ((r = alx_view_item_begin(&cs->view, &it, kind,
-	    http_now(&cs->http))) != 0)
+	    alxs_http_now(&cs->http))) != 0)
 		die("item", r);
 	if (reply_to != NULL) {
 		it.has_reply_to = 1;
@@ -122,7 +123,7 @@ craft_item(struct csession *cs, const char *kind, const uint8_t *reply_to,
  * (refuse) refused as not_allowed.
  */
 static int
-craft_result(struct csession *cs, const uint8_t id[ALX_ID_LEN], int refuse,
+craft_result(struct alxs_sess *cs, const uint8_t id[ALX_ID_LEN], int refuse,
     uint8_t out_id[ALX_ID_LEN])
 {
 	const struct alx_view_job	*vj;
@@ -157,11 +158,11 @@ craft_result(struct csession *cs, const uint8_t id[ALX_ID_LEN], int refuse,
 
 /* A result for job id with a payload (FILE) and a file list (JSON). */
 static int
-craft_files(struct csession *cs, const uint8_t id[ALX_ID_LEN],
+craft_files(struct alxs_sess *cs, const uint8_t id[ALX_ID_LEN],
     const char *payload, const char *list, uint8_t out_id[ALX_ID_LEN])
 {
 	const struct alx_view_job	*vj;
-	struct item_post		 p;
+	struct alxs_item_post		 p;
 	struct stat			 st;
 	uint8_t				 kjob[ALX_KEY_LEN];
 	uint8_t				 to[1][ALX_FP_LEN];
@@ -198,7 +199,7 @@ craft_files(struct csession *cs, const uint8_t id[ALX_ID_LEN],
 	p.has_reply = 1;
 	memcpy(p.reply_to, id, ALX_ID_LEN);
 	p.job_key = kjob;
-	if ((r = item_post(cs, &p, &cause)) != 0 && cause != NULL)
+	if ((r = alxs_item_post(cs, &p, &cause)) != 0 && cause != NULL)
 		fprintf(stderr, "craft-job: %s\n", cause);
 	memcpy(out_id, p.id, ALX_ID_LEN);
 	free(cause);
@@ -213,7 +214,7 @@ craft_files(struct csession *cs, const uint8_t id[ALX_ID_LEN],
  * to the owner (unless noowner), its author and every runner.
  */
 static int
-craft_post(struct csession *cs, const char *runner, const char *meta,
+craft_post(struct alxs_sess *cs, const char *runner, const char *meta,
     int64_t not_after, const uint8_t *id, uint8_t out_id[ALX_ID_LEN],
     int noowner)
 {
@@ -226,7 +227,7 @@ craft_post(struct csession *cs, const char *runner, const char *meta,
 	int				 r;
 
 	if ((r = alx_view_item_begin(&cs->view, &it, "job",
-	    http_now(&cs->http))) != 0)
+	    alxs_http_now(&cs->http))) != 0)
 		die("item", r);
 	if (id != NULL)
 		memcpy(it.id, id, ALX_ID_LEN);
@@ -260,7 +261,7 @@ int
 main(int argc, char **argv)
 {
 	struct alxs_conf		 conf;
-	struct csession			 cs;
+	struct alxs_sess			 cs;
 	char				 store[1024];
 	const char			*x = getenv("XDG_CACHE_HOME");
 	uint8_t				 id[ALX_ID_LEN], job[ALX_ID_LEN];
@@ -290,17 +291,17 @@ main(int argc, char **argv)
 	conf.kind = ALX_PKIND_AGENT;
 	if (conf.invite == NULL)
 		return 2;
-	if ((r = alxs_open(&cs, &conf, CS_JOIN)) != 0) {
+	if ((r = alxs_open(&cs, &conf, ALXS_JOIN)) != 0) {
 		fprintf(stderr, "craft-job: %s\n", alxs_error()->cause);
 		die("session", r);
 	}
-	if ((r = csess_replay(&cs, NULL, NULL)) != 0)
+	if ((r = alxs_sess_replay(&cs, NULL, NULL)) != 0)
 		die("session", r);
 	if ((strcmp(mode, "cancel") == 0 || strcmp(mode, "result") == 0 ||
 	    strcmp(mode, "refuse") == 0 || strcmp(mode, "files") == 0) &&
 	    alx_b64_decode_exact(job, ALX_ID_LEN, arg, strlen(arg)) != 0)
 		return 2;
-	now = http_now(&cs.http);
+	now = alxs_http_now(&cs.http);
 	memset(id, 0, sizeof(id));
 	if (strcmp(mode, "expired") == 0)
 		r = craft_post(&cs, arg, shell, now - 60, NULL, id, 0);
@@ -350,6 +351,6 @@ main(int argc, char **argv)
 	alx_b64_encode(idtxt, id, ALX_ID_LEN);
 	/* The item's id, and what the relay said of the (last) post. */
 	printf("%s %s\n", idtxt, r == 0 ? "posted" : alx_errname(r));
-	csess_close(&cs);
+	alxs_sess_close(&cs);
 	return 0;
 }
