@@ -291,9 +291,11 @@ relay_session_create(struct relay_req *r)
 		return;
 	}
 	memcpy(sid, s->man.sid, RELAY_SID_LEN);
-	if (relay_session_get(sid, &known) != ALX_ERR_NOT_FOUND) {
+	if ((rc = relay_session_get(sid, &known)) != ALX_ERR_NOT_FOUND) {
+		/* Known (live or ended); or the store cannot say (damage). */
 		relay_session_free(s);
-		relay_http_fail(r, ALX_ERR_EXISTS, NULL);
+		relay_http_fail(r, rc == 0 || rc == ALX_ERR_SESSION_EXPIRED ?
+		    ALX_ERR_EXISTS : rc, NULL);
 		return;
 	}
 	if ((rc = relay_owner_allowed(r, s->man.owner_pk)) != 0) {

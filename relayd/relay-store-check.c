@@ -786,6 +786,84 @@ relay_store_tagged(struct relay_store *st)
 }
 
 /*
+ * The free list, which every commit rewrites: each record a count of
+ * page numbers and that many, each below the last page in use. LMDB
+ * trusts it; a damaged one sends a commit's copies astray.
+ */
+static int
+relay_store_freelist1(struct relay_store *st, struct relay_guard *g)
+{
+	MDB_envinfo	 ei;
+	MDB_val		 k, v;
+	size_t		 n, i;
+	const size_t	*pg;
+	int		 rc, bad = 0;
+
+	if (mdb_env_info(st->env, &ei) != 0 ||
+	    (rc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &g->txn)) != 0)
+		return 1;
+	if (mdb_cursor_open(g->txn, 0, &g->cursor) != 0) {
+		relay_guard_done(g);
+		return 1;
+	}
+	while (!bad && (rc = mdb_cursor_get(g->cursor, &k, &v,
+	    MDB_NEXT)) == 0) {
+		pg = v.mv_data;
+		if (v.mv_size < sizeof(size_t) || v.mv_size % sizeof(size_t) ||
+		    (n = pg[0]) != v.mv_size / sizeof(size_t) - 1) {
+			bad = 1;
+			break;
+		}
+		for (i = 1; i <= n; i++)
+			if (pg[i] < 2 || pg[i] > ei.me_last_pgno)
+				bad = 1;
+	}
+	relay_guard_done(g);
+	return bad || (rc != 0 && rc != MDB_NOTFOUND);
+}
+
+static int
+relay_store_freelist_fn(struct relay_guard *g, void *arg)
+{
+	return relay_store_freelist1(arg, g);
+}
+
+/*
+ * At open: the free list, and every record of every database read under
+ * guards and checked against its tag, as --check does. A session with a
+ * damaged record takes no more writes; damaged pages or a damaged free
+ * list (which any write could meet) refuse every write. 0 when all is
+ * whole, else -1 with *why.
+ */
+int
+relay_store_walk_check(struct relay_store *st, char **why)
+{
+	struct relay_walkall	w;
+	struct relay_guard	g;
+	size_t			i;
+	int			rc, free_bad;
+
+	free_bad = relay_guarded(&g, relay_store_freelist_fn, st) != 0;
+	memset(&w, 0, sizeof(w));
+	w.st = st;
+	w.tagged = relay_store_tagged(st);
+	rc = relay_walk_all(&w);
+	for (i = 0; i < w.bad.n; i++)
+		relay_store_damage(st, w.bad.sid[i],
+		    "a record does not match its tag");
+	free(w.bad.sid);
+	free(w.seen.sid);
+	free(w.listed.sid);
+	if (rc == 0 && w.structure == 0 && !w.meta_bad && !free_bad)
+		return 0;
+	relay_store_cause(why, "%s%llu damaged records, %d damaged pages met "
+	    "reading every record%s", free_bad ? "the free list is damaged; "
+	    : "", (unsigned long long)w.damaged, w.structure,
+	    rc != 0 ? " (the walk stopped)" : "");
+	return -1;
+}
+
+/*
  * airlox-relayd --check: 0 whole, 1 damaged, 2 unusable; a line for each
  * thing found, then one line of totals.
  */

@@ -59,6 +59,21 @@ relay_store_tag(uint8_t tag[RELAY_TAG_LEN], const void *key, size_t klen,
 	memcpy(tag, h, RELAY_TAG_LEN);
 }
 
+/*
+ * A key or value LMDB points to in the mapping ends in it: a size from a
+ * damaged page could reach past it, where a fault is not the guard's.
+ * (Values of a write's own pages are in memory, not in the mapping.)
+ */
+static int
+relay_map_spans(const void *p, size_t len)
+{
+	uintptr_t	a = (uintptr_t)p;
+
+	if (relay_map_hi == 0 || a < relay_map_lo || a >= relay_map_hi)
+		return 1;
+	return len <= relay_map_hi - a;
+}
+
 /* A value as read: checked against its tag and shortened by it. */
 int
 relay_store_untag(const MDB_val *key, MDB_val *val)
@@ -66,7 +81,9 @@ relay_store_untag(const MDB_val *key, MDB_val *val)
 	uint8_t	tag[RELAY_TAG_LEN];
 	size_t	n;
 
-	if (val->mv_size < RELAY_TAG_LEN)
+	if (val->mv_size < RELAY_TAG_LEN ||
+	    !relay_map_spans(key->mv_data, key->mv_size) ||
+	    !relay_map_spans(val->mv_data, val->mv_size))
 		return ALX_ERR_STORAGE;
 	n = val->mv_size - RELAY_TAG_LEN;
 	relay_store_tag(tag, key->mv_data, key->mv_size, val->mv_data, n);

@@ -109,7 +109,6 @@ relay_store_err(int rc)
 		return 0;
 	case MDB_MAP_FULL:
 	case MDB_TXN_FULL:
-	case MDB_PAGE_FULL:
 	case ENOSPC:
 	case EDQUOT:
 	case EFBIG:
@@ -124,6 +123,9 @@ relay_store_err(int rc)
 		return ALX_ERR_TOO_LARGE;
 	case MDB_CORRUPTED:
 	case MDB_PAGE_NOTFOUND:
+	case MDB_PAGE_FULL:		/* LMDB's "internal error": a bad page */
+	case MDB_CURSOR_FULL:		/* a tree deeper than any it writes */
+	case MDB_BAD_TXN:		/* after one of these in the same txn */
 	case MDB_PANIC:
 	case MDB_INVALID:
 	case MDB_VERSION_MISMATCH:
@@ -427,8 +429,13 @@ again:
 	}
 	if (rc != 0)
 		goto fail;
-	/* Truncation, and a walk along the edges of every tree. */
-	if (relay_store_probe(st, &why) != 0) {
+	/*
+	 * Truncation, a walk along the edges of every tree, then every
+	 * record read and checked (as --check does): a write could touch
+	 * any damaged page, so damage found refuses every write.
+	 */
+	if (relay_store_probe(st, &why) != 0 ||
+	    relay_store_walk_check(st, &why) != 0) {
 		relay_store_damage(st, NULL, why != NULL ? why : "damaged");
 		free(why);
 	} else if (relay_store_mark(dir) != 0)
@@ -1435,6 +1442,62 @@ relay_store_missing(struct relay_store *st, struct relay_guard *g, int db,
 	return ALX_ERR_NOT_FOUND;
 }
 
+/*
+ * Around the place of a key not found, the records on either side must
+ * sort after and before it, and carry their tags. A key changed in a leaf
+ * (the record asked for, now under another key) or in a branch page (the
+ * search sent to the wrong page) breaks one or the other: the miss is then
+ * damage, not an absent record.
+ */
+#define RELAY_NEAR_SIDE	2
+
+static int
+relay_store_around1(struct relay_store *st, struct relay_guard *g, int db,
+    const MDB_val *want, int forward)
+{
+	MDB_val	k = *want, v;
+	int	rc, i, c;
+
+	rc = mdb_cursor_get(g->cursor, &k, &v, MDB_SET_RANGE);
+	if (!forward)
+		rc = mdb_cursor_get(g->cursor, &k, &v, rc == MDB_NOTFOUND ?
+		    MDB_LAST : MDB_PREV);
+	for (i = 0; rc == 0 && i < RELAY_NEAR_SIDE; i++) {
+		c = mdb_cmp(g->txn, st->dbi[db], &k, want);
+		if (forward ? c <= 0 : c >= 0) {
+			if (log_rl_allow(&relay_store_rl))
+				log_warnx("store: a damaged page in %s: its "
+				    "records are out of order",
+				    relay_db_names[db]);
+			relay_store_damage(st, NULL, "records out of order");
+			return ALX_ERR_STORAGE;
+		}
+		if (relay_store_checked(st, db, &k, &v) != 0)
+			return ALX_ERR_STORAGE;
+		rc = mdb_cursor_get(g->cursor, &k, &v, forward ? MDB_NEXT :
+		    MDB_PREV);
+	}
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : relay_store_rc(st, NULL, rc);
+}
+
+static int
+relay_store_around(struct relay_store *st, struct relay_guard *g, int db,
+    const void *key, size_t keylen)
+{
+	MDB_val	want;
+	int	rc;
+
+	want.mv_data = (void *)key;
+	want.mv_size = keylen;
+	if (mdb_cursor_open(g->txn, st->dbi[db], &g->cursor) != 0)
+		return ALX_ERR_STORAGE;
+	if ((rc = relay_store_around1(st, g, db, &want, 1)) == 0)
+		rc = relay_store_around1(st, g, db, &want, 0);
+	mdb_cursor_close(g->cursor);
+	g->cursor = NULL;
+	return rc;
+}
+
 static int
 relay_store_get1(struct relay_store *st, struct relay_guard *g, int db,
     const void *key, size_t keylen, struct alx_buf *out)
@@ -1446,8 +1509,10 @@ relay_store_get1(struct relay_store *st, struct relay_guard *g, int db,
 		return relay_store_rc(st, NULL, rc);
 	k.mv_data = (void *)key;
 	k.mv_size = keylen;
-	if ((rc = mdb_get(g->txn, st->dbi[db], &k, &v)) == MDB_NOTFOUND)
-		rc = relay_store_missing(st, g, db, key, keylen);
+	if ((rc = mdb_get(g->txn, st->dbi[db], &k, &v)) == MDB_NOTFOUND) {
+		if ((rc = relay_store_around(st, g, db, key, keylen)) == 0)
+			rc = relay_store_missing(st, g, db, key, keylen);
+	}
 	else if (rc != 0)
 		rc = relay_store_rc(st, relay_key_sid(db, key, keylen), rc);
 	else if ((rc = relay_store_checked(st, db, &k, &v)) == 0) {

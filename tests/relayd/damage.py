@@ -9,7 +9,9 @@ damage.py harm CASE DATADIR [SEED]
     Damage DATADIR/data.mdb: truncate (to half of what LMDB uses), meta0,
     meta1, metas (zeroed meta pages), zero64 (64 pages zeroed in the middle
     of the pages in use), flip200 (200 bytes flipped among the pages in
-    use, seeded), zerodata (whole runs of record data, 64 pages or more,
+    use, seeded), sidkey (the index key of one text item, its session id's
+    first bit flipped: the record sits where it was, under another
+    session's key), zerodata (whole runs of record data, 64 pages or more,
     zeroed from the middle), empty (no byte left).
 damage.py read ADDR CLI DIR [--missing-ok]
     Read everything of every session (manifest, participants, the whole
@@ -19,6 +21,7 @@ damage.py read ADDR CLI DIR [--missing-ok]
     404: a session left out of a salvaged copy): a client blamed, the
     relay gone, a connection dropped; 0 otherwise.
 """
+import base64
 import http.client
 import json
 import os
@@ -121,7 +124,11 @@ def meta_last_pg(data):
     return best[0]
 
 
-def harm(case, datadir, seed):
+def b64d(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def harm(case, datadir, seed, builddir=None):
     path = os.path.join(datadir, "data.mdb")
     with open(path, "rb") as f:
         data = bytearray(f.read())
@@ -162,6 +169,16 @@ def harm(case, datadir, seed):
         for _ in range(200):
             o = rnd.randrange(2 * PSIZE, used)
             data[o] ^= 1 << rnd.randrange(8)
+    elif case == "sidkey":
+        with open(os.path.join(builddir, "sessions")) as f:
+            first = f.readline().split()
+        sid, iid = b64d(first[0]), b64d(first[2].split(":")[0])
+        key, at, n = sid + iid, 0, 0
+        # Every copy: LMDB's older versions of the page may hold it too.
+        while (at := data.find(key, at)) > 0:
+            data[at] ^= 0x80
+            at, n = at + len(key), n + 1
+        assert n > 0, "the item's index key"
     elif case == "empty":
         data = bytearray()
     else:
@@ -232,7 +249,8 @@ if __name__ == "__main__":
               int(sys.argv[6]))
     elif sys.argv[1] == "harm":
         harm(sys.argv[2], sys.argv[3],
-             int(sys.argv[4]) if len(sys.argv) > 4 else 1)
+             int(sys.argv[4]) if len(sys.argv) > 4 else 1,
+             sys.argv[5] if len(sys.argv) > 5 else None)
     elif sys.argv[1] == "read":
         read(sys.argv[2], sys.argv[3], sys.argv[4],
              len(sys.argv) > 5 and sys.argv[5] == "--missing-ok")
