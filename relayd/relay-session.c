@@ -430,8 +430,13 @@ relay_auth(struct relay_req *r, struct relay_session *s,
 		goto out;
 	if (pk == NULL) {
 		rc = ALX_ERR_NOT_PARTICIPANT;
-		if (s == NULL || (m = relay_member_find(s, ra.fp)) == NULL)
+		if (s == NULL || (m = relay_member_find(s, ra.fp)) == NULL) {
+			/* On damaged storage its record may be what is lost. */
+			if (s != NULL && relay_store_damaged(relay.store, NULL,
+			    NULL) != 0)
+				rc = ALX_ERR_STORAGE;
 			goto out;
+		}
 		/* A later manifest may have revoked it or rotated its role. */
 		if ((rc = alx_cert_valid(&m->cert, &s->man)) != 0)
 			goto out;

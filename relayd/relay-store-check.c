@@ -830,17 +830,17 @@ relay_store_freelist_fn(struct relay_guard *g, void *arg)
 
 /*
  * At open: the free list, and every record of every database read under
- * guards and checked against its tag, as --check does. A session with a
- * damaged record takes no more writes; damaged pages or a damaged free
- * list (which any write could meet) refuse every write. 0 when all is
- * whole, else -1 with *why.
+ * guards and checked against its tag, as --check does. 0 when all is
+ * whole, else -1 with *why: the page of a damaged record may be damaged
+ * beyond it, and a write into that page (whichever session it is for)
+ * or a commit over a damaged free list would go astray where no guard
+ * catches it, so the caller refuses every write.
  */
 int
 relay_store_walk_check(struct relay_store *st, char **why)
 {
 	struct relay_walkall	w;
 	struct relay_guard	g;
-	size_t			i;
 	int			rc, free_bad;
 
 	free_bad = relay_guarded(&g, relay_store_freelist_fn, st) != 0;
@@ -848,13 +848,11 @@ relay_store_walk_check(struct relay_store *st, char **why)
 	w.st = st;
 	w.tagged = relay_store_tagged(st);
 	rc = relay_walk_all(&w);
-	for (i = 0; i < w.bad.n; i++)
-		relay_store_damage(st, w.bad.sid[i],
-		    "a record does not match its tag");
 	free(w.bad.sid);
 	free(w.seen.sid);
 	free(w.listed.sid);
-	if (rc == 0 && w.structure == 0 && !w.meta_bad && !free_bad)
+	if (rc == 0 && w.damaged == 0 && w.structure == 0 && !w.meta_bad &&
+	    !free_bad)
 		return 0;
 	relay_store_cause(why, "%s%llu damaged records, %d damaged pages met "
 	    "reading every record%s", free_bad ? "the free list is damaged; "

@@ -13,8 +13,9 @@
  * end of a truncated file raises SIGBUS; a page whose pointers are damaged
  * sends LMDB's code astray (SIGSEGV) or into one of its assertions, which
  * abort(). Each call into LMDB runs under a guard (relay_guarded()): a
- * SIGBUS or SIGSEGV whose address lies in the database's mapping, or an
- * assertion, jumps back to the guard, which closes the cursor and aborts
+ * SIGBUS or SIGSEGV whose address lies in the database's mapping or that
+ * LMDB's own code raised (a pointer it computed from a damaged page), or
+ * an assertion, jumps back to the guard, which closes the cursor and aborts
  * the transaction of that call and returns ALX_ERR_STORAGE. A fault with
  * no guard, or outside the mapping (a bug of ours), keeps its default
  * action. Aborting is safe after such a jump: a read transaction only
@@ -25,6 +26,7 @@
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/ucontext.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -40,6 +42,7 @@
 
 static __thread struct relay_guard	*relay_guard_top;
 static uintptr_t			 relay_map_lo, relay_map_hi;
+static uintptr_t			 relay_lmdb_lo, relay_lmdb_hi;
 static int				 relay_guard_installed;
 
 void
@@ -112,15 +115,35 @@ relay_store_put_tagged(MDB_txn *txn, MDB_dbi dbi, MDB_val *key,
 	return 0;
 }
 
+/*
+ * Was the faulting instruction LMDB's own? A damaged page can also give
+ * LMDB a pointer outside the mapping (an offset or a size read from it):
+ * still the database's damage, not a bug of ours.
+ */
+static int
+relay_guard_in_lmdb(void *uctx)
+{
+	uintptr_t	pc = 0;
+
+#if defined(__x86_64__) && defined(REG_RIP)
+	pc = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	pc = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.pc;
+#else
+	(void)uctx;
+#endif
+	return relay_lmdb_hi != 0 && pc >= relay_lmdb_lo && pc < relay_lmdb_hi;
+}
+
 static void
 relay_guard_signal(int sig, siginfo_t *si, void *uctx)
 {
 	struct relay_guard	*g = relay_guard_top;
 	uintptr_t		 a = (uintptr_t)si->si_addr;
 
-	(void)uctx;
 	if (g != NULL && (relay_map_hi == 0 ||
-	    (a >= relay_map_lo && a < relay_map_hi))) {
+	    (a >= relay_map_lo && a < relay_map_hi) ||
+	    relay_guard_in_lmdb(uctx))) {
 		g->fault = sig;
 		siglongjmp(g->jb, 1);
 	}
@@ -150,20 +173,29 @@ static void
 relay_guard_map(const char *datafile)
 {
 	FILE		*f;
-	char		 line[PATH_MAX + 256], path[PATH_MAX];
+	char		 line[PATH_MAX + 256], path[PATH_MAX], perms[5];
 	unsigned long	 lo, hi;
 	struct stat	 sb;
 	unsigned long	 ino;
 
 	relay_map_lo = relay_map_hi = 0;
+	relay_lmdb_lo = relay_lmdb_hi = 0;
 	if (stat(datafile, &sb) == -1 || (f = fopen("/proc/self/maps",
 	    "r")) == NULL)
 		return;
 	while (fgets(line, sizeof(line), f) != NULL) {
 		path[0] = '\0';
-		if (sscanf(line, "%lx-%lx %*s %*s %*s %lu %4095s", &lo, &hi,
-		    &ino, path) < 3)
+		if (sscanf(line, "%lx-%lx %4s %*s %*s %lu %4095s", &lo, &hi,
+		    perms, &ino, path) < 4)
 			continue;
+		if (strstr(path, "/liblmdb.so") != NULL &&
+		    strchr(perms, 'x') != NULL) {
+			if (relay_lmdb_hi == 0 || lo < relay_lmdb_lo)
+				relay_lmdb_lo = lo;
+			if (hi > relay_lmdb_hi)
+				relay_lmdb_hi = hi;
+			continue;
+		}
 		if (ino != (unsigned long)sb.st_ino ||
 		    strstr(path, "data.mdb") == NULL)
 			continue;

@@ -215,6 +215,8 @@ relay_store_checked(struct relay_store *st, int db, const MDB_val *k,
 
 	if (relay_store_untag(k, v) == 0)
 		return 0;
+	/* Its page may be damaged beyond it: no write may go there. */
+	relay_store_damage(st, NULL, "a record does not match its tag");
 	if (log_rl_allow(&relay_store_rl)) {
 		if (db >= RELAY_DB_FIRST_SESSION || db == RELAY_DB_EXPIRY) {
 			if (k->mv_size >= off + RELAY_SID_LEN)
@@ -431,8 +433,8 @@ again:
 		goto fail;
 	/*
 	 * Truncation, a walk along the edges of every tree, then every
-	 * record read and checked (as --check does): a write could touch
-	 * any damaged page, so damage found refuses every write.
+	 * record and the free list read and checked (as --check does): a
+	 * write could meet any damaged page, so damage refuses every write.
 	 */
 	if (relay_store_probe(st, &why) != 0 ||
 	    relay_store_walk_check(st, &why) != 0) {

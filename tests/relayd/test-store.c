@@ -739,8 +739,8 @@ test_format1(void)
 	is_int(relay_store_get(st, RELAY_DB_JOBS, key, sizeof(key), &b), 0,
 	    "its neighbour reads");
 	d = relay_store_damaged(st, &why, &nbad);
-	ok(d == 0 && nbad == 1, "a record's damage, found at open, turns off "
-	    "the writes of its session only");
+	ok(d == 1, "a record's damage, found at open, turns writes off (its "
+	    "page may be damaged beyond it)");
 	relay_store_close(st);
 	alx_buf_free(&b);
 	snprintf(path, sizeof(path), "%s/airlox-relayd.store", dir);
