@@ -1407,44 +1407,6 @@ relay_key_sid(int db, const void *key, size_t keylen)
 }
 
 /*
- * A key not found: not found, unless a record near it is damaged (its key
- * may be the one asked for, changed): the records of the same session
- * (of the same item, for chunks) are checked, RELAY_NEAR_MAX at most.
- */
-#define RELAY_NEAR_MAX	20000
-
-static int
-relay_store_missing(struct relay_store *st, struct relay_guard *g, int db,
-    const void *key, size_t keylen)
-{
-	MDB_val		 k, v;
-	size_t		 plen = db == RELAY_DB_CHUNKS ? RELAY_SID_LEN +
-			    ALX_ID_LEN : RELAY_SID_LEN;
-	unsigned	 n = 0;
-	int		 rc, op = MDB_SET_RANGE;
-
-	if (db < RELAY_DB_FIRST_SESSION || keylen < plen ||
-	    mdb_cursor_open(g->txn, st->dbi[db], &g->cursor) != 0)
-		return ALX_ERR_NOT_FOUND;
-	k.mv_data = (void *)key;
-	k.mv_size = plen;
-	while (n++ < RELAY_NEAR_MAX && (rc = mdb_cursor_get(g->cursor, &k, &v,
-	    op)) == 0) {
-		op = MDB_NEXT;
-		if (k.mv_size < plen || memcmp(k.mv_data, key, plen) != 0)
-			break;
-		if (relay_store_checked(st, db, &k, &v) != 0) {
-			mdb_cursor_close(g->cursor);
-			g->cursor = NULL;
-			return ALX_ERR_STORAGE;
-		}
-	}
-	mdb_cursor_close(g->cursor);
-	g->cursor = NULL;
-	return ALX_ERR_NOT_FOUND;
-}
-
-/*
  * Around the place of a key not found, the records on either side must
  * sort after and before it, and carry their tags. A key changed in a leaf
  * (the record asked for, now under another key) or in a branch page (the
@@ -1500,6 +1462,47 @@ relay_store_around(struct relay_store *st, struct relay_guard *g, int db,
 	return rc;
 }
 
+/*
+ * A key not found: not found, unless the records around its place say
+ * otherwise (relay_store_around()) or a record near it is damaged (its
+ * key may be the one asked for, changed): the records of the same session
+ * (of the same item, for chunks) are checked, RELAY_NEAR_MAX at most.
+ */
+#define RELAY_NEAR_MAX	20000
+
+static int
+relay_store_missing(struct relay_store *st, struct relay_guard *g, int db,
+    const void *key, size_t keylen)
+{
+	MDB_val		 k, v;
+	size_t		 plen = db == RELAY_DB_CHUNKS ? RELAY_SID_LEN +
+			    ALX_ID_LEN : RELAY_SID_LEN;
+	unsigned	 n = 0;
+	int		 rc, op = MDB_SET_RANGE;
+
+	if ((rc = relay_store_around(st, g, db, key, keylen)) != 0)
+		return rc;
+	if (db < RELAY_DB_FIRST_SESSION || keylen < plen ||
+	    mdb_cursor_open(g->txn, st->dbi[db], &g->cursor) != 0)
+		return ALX_ERR_NOT_FOUND;
+	k.mv_data = (void *)key;
+	k.mv_size = plen;
+	while (n++ < RELAY_NEAR_MAX && (rc = mdb_cursor_get(g->cursor, &k, &v,
+	    op)) == 0) {
+		op = MDB_NEXT;
+		if (k.mv_size < plen || memcmp(k.mv_data, key, plen) != 0)
+			break;
+		if (relay_store_checked(st, db, &k, &v) != 0) {
+			mdb_cursor_close(g->cursor);
+			g->cursor = NULL;
+			return ALX_ERR_STORAGE;
+		}
+	}
+	mdb_cursor_close(g->cursor);
+	g->cursor = NULL;
+	return ALX_ERR_NOT_FOUND;
+}
+
 static int
 relay_store_get1(struct relay_store *st, struct relay_guard *g, int db,
     const void *key, size_t keylen, struct alx_buf *out)
@@ -1511,10 +1514,8 @@ relay_store_get1(struct relay_store *st, struct relay_guard *g, int db,
 		return relay_store_rc(st, NULL, rc);
 	k.mv_data = (void *)key;
 	k.mv_size = keylen;
-	if ((rc = mdb_get(g->txn, st->dbi[db], &k, &v)) == MDB_NOTFOUND) {
-		if ((rc = relay_store_around(st, g, db, key, keylen)) == 0)
-			rc = relay_store_missing(st, g, db, key, keylen);
-	}
+	if ((rc = mdb_get(g->txn, st->dbi[db], &k, &v)) == MDB_NOTFOUND)
+		rc = relay_store_missing(st, g, db, key, keylen);
 	else if (rc != 0)
 		rc = relay_store_rc(st, relay_key_sid(db, key, keylen), rc);
 	else if ((rc = relay_store_checked(st, db, &k, &v)) == 0) {
