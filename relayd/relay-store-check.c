@@ -364,6 +364,8 @@ struct relay_walkall {
 	struct relay_sidset	 seen;		/* sessions with records */
 	struct relay_sidset	 listed;	/* with a session record */
 	uint64_t		 records, damaged;
+	uint64_t		 misplaced;	/* out of order or lost */
+	unsigned		 baddb;		/* 1 << db: damage met */
 	int			 structure;	/* faults met */
 	int			 meta_bad;	/* meta or expiry records */
 	/* Copying to this environment (all, or session by session). */
@@ -400,6 +402,38 @@ relay_copy_record(struct relay_walkall *w, int db, const MDB_val *k,
 }
 
 /*
+ * A record met walking db in order must sort after the one before it, and
+ * a search for its key must lead to it: a key damaged in a leaf, or one
+ * in a branch page above it, breaks one or the other. Such a record may
+ * be whole (salvage copies it when its tag holds), but LMDB's searches
+ * in db can no longer be trusted to find what is there.
+ */
+static void
+relay_walk_place(struct relay_walkall *w, MDB_txn *txn, int db,
+    const MDB_val *prev, const MDB_val *k, const MDB_val *v)
+{
+	MDB_dbi	dbi = w->st->dbi[db];
+	MDB_val	kk = *k, vv;
+	int	rc;
+
+	if (prev->mv_size > 0 && mdb_cmp(txn, dbi, prev, k) >= 0) {
+		if (w->misplaced++ == 0 || !(w->baddb & (1u << db)))
+			relay_say(w->report, "damaged: a record in %s is out "
+			    "of order (a damaged key)", relay_db_names[db]);
+		w->baddb |= 1u << db;
+		return;
+	}
+	if ((rc = mdb_get(txn, dbi, &kk, &vv)) != 0 ||
+	    vv.mv_data != v->mv_data) {
+		if (w->misplaced++ == 0 || !(w->baddb & (1u << db)))
+			relay_say(w->report, "damaged: a record in %s cannot "
+			    "be found by its key (a damaged page above it)",
+			    relay_db_names[db]);
+		w->baddb |= 1u << db;
+	}
+}
+
+/*
  * One database from `from` (a key; NULL: the start) on, in one read
  * transaction; stops at a fault. Returns 0 when done, 1 after a fault
  * (*resume: the session to go on after), or an LMDB code.
@@ -412,7 +446,7 @@ relay_walk_db(struct relay_walkall *w, struct relay_guard *g, int db,
 	struct relay_store	*st = w->st;
 	char			 name[ALX_B64_ENCLEN(RELAY_SID_LEN) + 1];
 	const uint8_t		*sid;
-	MDB_val			 k, v;
+	MDB_val			 k, v, prev;
 	int			 rc, op = from != NULL ? MDB_SET_RANGE :
 				    MDB_FIRST;
 
@@ -422,6 +456,7 @@ relay_walk_db(struct relay_walkall *w, struct relay_guard *g, int db,
 		goto out;
 	k.mv_data = (void *)from;
 	k.mv_size = fromlen;
+	prev.mv_size = 0;
 	while ((rc = mdb_cursor_get(g->cursor, &k, &v, op)) == 0) {
 		op = MDB_NEXT;
 		sid = relay_record_sid(db, &k);
@@ -431,8 +466,11 @@ relay_walk_db(struct relay_walkall *w, struct relay_guard *g, int db,
 			relay_sidset_add(&w->seen, sid);
 		}
 		w->records++;
+		relay_walk_place(w, g->txn, db, &prev, &k, &v);
+		prev = k;
 		if (w->tagged && relay_store_untag(&k, &v) != 0) {
 			w->damaged++;
+			w->baddb |= 1u << db;
 			if (sid != NULL && !relay_sidset_has(&w->bad, sid)) {
 				relay_say(w->report, "damaged: session %s: a "
 				    "record in %s does not match its tag",
@@ -495,8 +533,10 @@ relay_walk_next(uint8_t at[RELAY_SID_LEN], int level)
  * Every database, every record. A fault ends a walk; the session it was
  * in is damaged, and the walk goes on after it; a walk that faults again
  * at once jumps further, coarser each time (sixteen jumps at most before
- * a database is given up).
+ * a database is given up, RELAY_WALK_FAULTS_MAX faults in all).
  */
+#define RELAY_WALK_FAULTS_MAX	4096
+
 static int
 relay_walk_all(struct relay_walkall *w)
 {
@@ -505,12 +545,13 @@ relay_walk_all(struct relay_walkall *w)
 	struct relay_guard	 g;
 	char			 name[ALX_B64_ENCLEN(RELAY_SID_LEN) + 1];
 	uint8_t			 resume[RELAY_SID_LEN], from[RELAY_SID_LEN];
-	int			 db, rc, have, level, progressed;
+	int			 db, rc, have, level, progressed, faults;
 
 	for (db = 0; db < RELAY_DB_COUNT; db++) {
 		if (!st->have_dbi[db])
 			continue;
 		have = 0;
+		faults = 0;
 		level = RELAY_SID_LEN - 1;
 		a.from = NULL;
 		a.fromlen = 0;
@@ -527,6 +568,23 @@ relay_walk_all(struct relay_walkall *w)
 			    rc != MDB_PAGE_NOTFOUND)
 				break;
 			w->structure++;
+			w->baddb |= 1u << db;
+			/*
+			 * Going on only ever goes forward: a damaged key can
+			 * name a session before the place the walk resumed
+			 * from, and resuming there would meet the fault again.
+			 */
+			if (progressed && a.from != NULL &&
+			    memcmp(resume, from, RELAY_SID_LEN) <= 0) {
+				memcpy(resume, from, RELAY_SID_LEN);
+				progressed = 0;
+			}
+			if (++faults > RELAY_WALK_FAULTS_MAX) {
+				relay_say(w->report, "damaged: the pages of %s: "
+				    "the walk gave up after %d faults",
+				    relay_db_names[db], RELAY_WALK_FAULTS_MAX);
+				break;
+			}
 			if (progressed) {
 				have = 1;
 				level = RELAY_SID_LEN - 1;
@@ -841,7 +899,7 @@ relay_store_walk_check(struct relay_store *st, char **why)
 {
 	struct relay_walkall	w;
 	struct relay_guard	g;
-	int			rc, free_bad;
+	int			rc, free_bad, db;
 
 	free_bad = relay_guarded(&g, relay_store_freelist_fn, st) != 0;
 	memset(&w, 0, sizeof(w));
@@ -851,12 +909,19 @@ relay_store_walk_check(struct relay_store *st, char **why)
 	free(w.bad.sid);
 	free(w.seen.sid);
 	free(w.listed.sid);
+	/* A walk that stopped early leaves every database in doubt. */
+	if (rc != 0)
+		w.baddb = ~0u;
+	for (db = 0; db < RELAY_DB_COUNT; db++)
+		if (w.baddb & (1u << db))
+			relay_store_damage_db(st, db);
 	if (rc == 0 && w.damaged == 0 && w.structure == 0 && !w.meta_bad &&
-	    !free_bad)
+	    w.misplaced == 0 && !free_bad)
 		return 0;
-	relay_store_cause(why, "%s%llu damaged records, %d damaged pages met "
-	    "reading every record%s", free_bad ? "the free list is damaged; "
-	    : "", (unsigned long long)w.damaged, w.structure,
+	relay_store_cause(why, "%s%llu damaged records, %llu records out of "
+	    "place, %d damaged pages met reading every record%s", free_bad ?
+	    "the free list is damaged; " : "", (unsigned long long)w.damaged,
+	    (unsigned long long)w.misplaced, w.structure,
 	    rc != 0 ? " (the walk stopped)" : "");
 	return -1;
 }
@@ -899,9 +964,10 @@ relay_store_check(const char *dir, FILE *report)
 	if ((rc = relay_walk_all(&w)) == 0)
 		rc = relay_check_sessions(&w);
 	relay_say(report, "checked %llu records of %zu sessions: %llu "
-	    "damaged records, %zu damaged sessions, %s",
-	    (unsigned long long)w.records, w.seen.n,
-	    (unsigned long long)w.damaged, w.bad.n,
+	    "damaged records, %llu records out of place, %zu damaged "
+	    "sessions, %s", (unsigned long long)w.records, w.seen.n,
+	    (unsigned long long)w.damaged, (unsigned long long)w.misplaced,
+	    w.bad.n,
 	    w.structure > 0 || pre ? "damaged pages" : "pages whole");
 	if (rc != 0)
 		relay_say(report, "the walk stopped: %s", mdb_strerror(rc));
@@ -913,7 +979,7 @@ relay_store_check(const char *dir, FILE *report)
 	if (rc != 0)
 		return 2;
 	return w.damaged > 0 || w.structure > 0 || w.bad.n > 0 ||
-	    w.meta_bad || pre ? 1 : 0;
+	    w.misplaced > 0 || w.meta_bad || pre ? 1 : 0;
 }
 
 /* A new database in dst for a copy, stamped with the format. */

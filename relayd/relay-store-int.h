@@ -45,6 +45,12 @@ struct relay_store {
 #define RELAY_BAD_MAX	256
 	uint8_t			 bad[RELAY_BAD_MAX][RELAY_SID_LEN];
 	unsigned		 nbad;
+	/*
+	 * The databases (bit 1 << db) where damage was found: a key not
+	 * found there may be a record LMDB's search can no longer reach,
+	 * so a miss there is a storage error, never a 404.
+	 */
+	unsigned		 baddb;
 
 	pthread_t		 thread;
 	int			 started;
@@ -109,6 +115,7 @@ void	 relay_guard_done(struct relay_guard *);
 int	 relay_store_rc(struct relay_store *, const uint8_t *sid, int rc);
 void	 relay_store_damage(struct relay_store *, const uint8_t *sid,
 	    const char *why);
+void	 relay_store_damage_db(struct relay_store *, int db);
 
 /* relay-store-check.c */
 int	 relay_store_precheck(const char *dir, int repair, char **why,

@@ -185,6 +185,28 @@ relay_store_damage(struct relay_store *st, const uint8_t *sid,
 	}
 }
 
+/* Damage found in database db: its misses are no longer proof. */
+void
+relay_store_damage_db(struct relay_store *st, int db)
+{
+	if (db < 0 || db >= RELAY_DB_COUNT)
+		return;
+	pthread_mutex_lock(&st->mtx);
+	st->baddb |= 1u << db;
+	pthread_mutex_unlock(&st->mtx);
+}
+
+static int
+relay_store_db_damaged(struct relay_store *st, int db)
+{
+	int	bad;
+
+	pthread_mutex_lock(&st->mtx);
+	bad = (st->baddb & (1u << db)) != 0;
+	pthread_mutex_unlock(&st->mtx);
+	return bad;
+}
+
 /* An LMDB or errno code to ALX_ERR_*, noting damage to LMDB's pages. */
 int
 relay_store_rc(struct relay_store *st, const uint8_t *sid, int rc)
@@ -217,6 +239,7 @@ relay_store_checked(struct relay_store *st, int db, const MDB_val *k,
 		return 0;
 	/* Its page may be damaged beyond it: no write may go there. */
 	relay_store_damage(st, NULL, "a record does not match its tag");
+	relay_store_damage_db(st, db);
 	if (log_rl_allow(&relay_store_rl)) {
 		if (db >= RELAY_DB_FIRST_SESSION || db == RELAY_DB_EXPIRY) {
 			if (k->mv_size >= off + RELAY_SID_LEN)
@@ -418,7 +441,8 @@ again:
 		rc = MDB_INCOMPATIBLE;
 	}
 	if (rc != 0 && relay_store_err(rc) == ALX_ERR_STORAGE) {
-		/* Damaged: what can be read, is. */
+		/* Damaged: what can be read, is; no miss is proof. */
+		st->baddb = ~0u;
 		relay_store_damage(st, NULL, why != NULL ? why :
 		    "its databases cannot be opened for writing");
 		free(why);
@@ -436,8 +460,9 @@ again:
 	 * record and the free list read and checked (as --check does): a
 	 * write could meet any damaged page, so damage refuses every write.
 	 */
-	if (relay_store_probe(st, &why) != 0 ||
-	    relay_store_walk_check(st, &why) != 0) {
+	if (relay_store_probe(st, &why) != 0)
+		st->baddb = ~0u;	/* pages missing: no miss is proof */
+	if (st->baddb != 0 || relay_store_walk_check(st, &why) != 0) {
 		relay_store_damage(st, NULL, why != NULL ? why : "damaged");
 		free(why);
 	} else if (relay_store_mark(dir) != 0)
@@ -1408,65 +1433,70 @@ relay_key_sid(int db, const void *key, size_t keylen)
 
 /*
  * Around the place of a key not found, the records on either side must
- * sort after and before it, and carry their tags. A key changed in a leaf
- * (the record asked for, now under another key) or in a branch page (the
- * search sent to the wrong page) breaks one or the other: the miss is then
- * damage, not an absent record.
+ * sort after and before it and each other, and carry their tags. A key
+ * changed in a leaf (the record asked for, now under another key, or
+ * another record's key that sent the search astray) or in a branch page
+ * (the search sent to the wrong page) breaks one or the other: the miss
+ * is then damage, not an absent record.
  */
 #define RELAY_NEAR_SIDE	2
+
+static int
+relay_store_misplaced(struct relay_store *st, int db)
+{
+	if (log_rl_allow(&relay_store_rl))
+		log_warnx("store: a damaged page in %s: its records are out "
+		    "of order", relay_db_names[db]);
+	relay_store_damage(st, NULL, "records out of order");
+	relay_store_damage_db(st, db);
+	return ALX_ERR_STORAGE;
+}
 
 static int
 relay_store_around1(struct relay_store *st, struct relay_guard *g, int db,
     const MDB_val *want, int forward)
 {
-	MDB_val	k = *want, v;
+	MDB_val	k = *want, v, last = *want;
 	int	rc, i, c;
 
+	/* A cursor of its own: LMDB's SET_RANGE starts from a cursor's page. */
+	if (mdb_cursor_open(g->txn, st->dbi[db], &g->cursor) != 0)
+		return ALX_ERR_STORAGE;
 	rc = mdb_cursor_get(g->cursor, &k, &v, MDB_SET_RANGE);
-	if (!forward)
+	if (rc == 0 && mdb_cmp(g->txn, st->dbi[db], &k, want) == 0)
+		rc = relay_store_misplaced(st, db);	/* there, yet missed */
+	else if (!forward)
 		rc = mdb_cursor_get(g->cursor, &k, &v, rc == MDB_NOTFOUND ?
 		    MDB_LAST : MDB_PREV);
 	for (i = 0; rc == 0 && i < RELAY_NEAR_SIDE; i++) {
-		c = mdb_cmp(g->txn, st->dbi[db], &k, want);
+		c = mdb_cmp(g->txn, st->dbi[db], &k, &last);
 		if (forward ? c <= 0 : c >= 0) {
-			if (log_rl_allow(&relay_store_rl))
-				log_warnx("store: a damaged page in %s: its "
-				    "records are out of order",
-				    relay_db_names[db]);
-			relay_store_damage(st, NULL, "records out of order");
-			return ALX_ERR_STORAGE;
+			rc = relay_store_misplaced(st, db);
+			break;
 		}
-		if (relay_store_checked(st, db, &k, &v) != 0)
-			return ALX_ERR_STORAGE;
+		if (relay_store_checked(st, db, &k, &v) != 0) {
+			rc = ALX_ERR_STORAGE;
+			break;
+		}
+		last = k;
 		rc = mdb_cursor_get(g->cursor, &k, &v, forward ? MDB_NEXT :
 		    MDB_PREV);
+	}
+	mdb_cursor_close(g->cursor);
+	g->cursor = NULL;
+	if (rc == ALX_ERR_STORAGE) {
+		relay_store_damage_db(st, db);
+		return rc;
 	}
 	return rc == 0 || rc == MDB_NOTFOUND ? 0 : relay_store_rc(st, NULL, rc);
 }
 
-static int
-relay_store_around(struct relay_store *st, struct relay_guard *g, int db,
-    const void *key, size_t keylen)
-{
-	MDB_val	want;
-	int	rc;
-
-	want.mv_data = (void *)key;
-	want.mv_size = keylen;
-	if (mdb_cursor_open(g->txn, st->dbi[db], &g->cursor) != 0)
-		return ALX_ERR_STORAGE;
-	if ((rc = relay_store_around1(st, g, db, &want, 1)) == 0)
-		rc = relay_store_around1(st, g, db, &want, 0);
-	mdb_cursor_close(g->cursor);
-	g->cursor = NULL;
-	return rc;
-}
-
 /*
- * A key not found: not found, unless the records around its place say
- * otherwise (relay_store_around()) or a record near it is damaged (its
- * key may be the one asked for, changed): the records of the same session
- * (of the same item, for chunks) are checked, RELAY_NEAR_MAX at most.
+ * A key not found: not found, unless its database is known to be damaged
+ * (at open, every record was read and looked up by its key), the records
+ * around its place say otherwise (relay_store_around1()), or a record of
+ * the same session (of the same item, for chunks; RELAY_NEAR_MAX at most)
+ * is damaged, out of order, or the very key asked for.
  */
 #define RELAY_NEAR_MAX	20000
 
@@ -1474,33 +1504,46 @@ static int
 relay_store_missing(struct relay_store *st, struct relay_guard *g, int db,
     const void *key, size_t keylen)
 {
-	MDB_val		 k, v;
+	MDB_val		 k, v, want, last;
 	size_t		 plen = db == RELAY_DB_CHUNKS ? RELAY_SID_LEN +
 			    ALX_ID_LEN : RELAY_SID_LEN;
 	unsigned	 n = 0;
 	int		 rc, op = MDB_SET_RANGE;
 
-	if ((rc = relay_store_around(st, g, db, key, keylen)) != 0)
+	if (relay_store_db_damaged(st, db))
+		return ALX_ERR_STORAGE;
+	want.mv_data = (void *)key;
+	want.mv_size = keylen;
+	if ((rc = relay_store_around1(st, g, db, &want, 1)) != 0 ||
+	    (rc = relay_store_around1(st, g, db, &want, 0)) != 0)
 		return rc;
 	if (db < RELAY_DB_FIRST_SESSION || keylen < plen ||
 	    mdb_cursor_open(g->txn, st->dbi[db], &g->cursor) != 0)
 		return ALX_ERR_NOT_FOUND;
 	k.mv_data = (void *)key;
 	k.mv_size = plen;
-	while (n++ < RELAY_NEAR_MAX && (rc = mdb_cursor_get(g->cursor, &k, &v,
-	    op)) == 0) {
+	last = k;
+	rc = ALX_ERR_NOT_FOUND;
+	while (n++ < RELAY_NEAR_MAX && mdb_cursor_get(g->cursor, &k, &v,
+	    op) == 0) {
 		op = MDB_NEXT;
+		if (mdb_cmp(g->txn, st->dbi[db], &k, &last) <= 0) {
+			rc = relay_store_misplaced(st, db);
+			break;
+		}
+		if (relay_store_checked(st, db, &k, &v) != 0 ||
+		    mdb_cmp(g->txn, st->dbi[db], &k, &want) == 0) {
+			relay_store_damage_db(st, db);
+			rc = ALX_ERR_STORAGE;
+			break;
+		}
 		if (k.mv_size < plen || memcmp(k.mv_data, key, plen) != 0)
 			break;
-		if (relay_store_checked(st, db, &k, &v) != 0) {
-			mdb_cursor_close(g->cursor);
-			g->cursor = NULL;
-			return ALX_ERR_STORAGE;
-		}
+		last = k;
 	}
 	mdb_cursor_close(g->cursor);
 	g->cursor = NULL;
-	return ALX_ERR_NOT_FOUND;
+	return rc;
 }
 
 static int
@@ -1560,6 +1603,8 @@ relay_store_get(struct relay_store *st, int db, const void *key,
 	if ((rc = relay_guarded(&g, relay_store_get_fn, &a)) == RELAY_FAULTED)
 		rc = relay_store_faulted(st, &g, relay_key_sid(db, key,
 		    keylen));
+	if (rc == ALX_ERR_STORAGE)
+		relay_store_damage_db(st, db);
 	return rc;
 }
 

@@ -221,11 +221,11 @@ def read(addr, clipath, d, missing_ok):
             iid, nch = it.split(":")
             st, body = rl.req("GET", "/v1/sessions/%s/items/%s" % (sid, iid),
                               None, "bob", s)
-            good &= note("item", st, body)
+            good &= note("item %s/%s" % (sid, iid), st, body)
             for c in range(int(nch)):
                 st, body = rl.req("GET", "/v1/sessions/%s/items/%s/chunks/%d"
                                   % (sid, iid, c), None, "bob", s)
-                good &= note("chunk", st, body)
+                good &= note("chunk %s/%s/%d" % (sid, iid, c), st, body)
         whole += good
     # A write: a new session (refused with 500 while writes are off).
     n = os.path.join(d, "new")

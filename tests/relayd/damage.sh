@@ -1,21 +1,20 @@
 #!/bin/sh
 # damage.sh: the storage damage matrix. A database of six sessions (text
-# items, and items of one chunk) is damaged in eight ways: truncated to
+# items, and items of one chunk) is damaged in nine ways: truncated to
 # half, each meta page zeroed, both zeroed, 64 pages zeroed in the middle,
-# 64 pages of record data zeroed, 200 bytes flipped, emptied. (damage.py
-# sidkey, one item's key moved to another session's, is not in the list:
-# where the search lands depends on the random layout, and a miss far
-# from the moved record is still answered 404.) For each: airlox-relayd --check says it is
-# damaged (exit 1) or unusable (2); the relay starts on it and stays up
-# whatever it reads (damage.py reads every session whole: every answer is
-# a success or 500 storage_error, never a client blamed with a 4xx, never
-# a dropped connection), logs the damage, and exits 0 on SIGTERM (not on a
-# signal of its own). A damaged meta page is rewritten from the other
-# (one transaction older at most) and nothing read is damaged. Where the
-# damage is in records, the other sessions are still served whole, and
-# --salvage copies them into a new database that --check finds whole and
-# a relay serves. --salvage copies the whole sessions of
-# a damaged database into a new one that --check finds whole.
+# 64 pages of record data zeroed, 200 bytes flipped, one item's index key
+# moved to another session's (the record sits where it was, out of order,
+# and may send LMDB's search for its neighbours astray), emptied. For
+# each: airlox-relayd --check says it is damaged (exit 1) or unusable (2);
+# the relay starts on it and stays up whatever it reads (damage.py reads
+# every session whole: every answer is a success or 500 storage_error,
+# never a client blamed with a 4xx, never a record that is there answered
+# 404, never a dropped connection), logs the damage, and exits 0 on
+# SIGTERM (not on a signal of its own). A damaged meta page is rewritten
+# from the other (one transaction older at most) and nothing read is
+# damaged. Where the damage is in records, the other sessions are still
+# served whole, and --salvage copies them into a new database that
+# --check finds whole and a relay serves.
 . "${top_srcdir:-.}/tests/relayd/lib.sh"
 need curl python3
 CLI=$top_builddir/tests/relayd/relay-cli
@@ -31,7 +30,7 @@ is "$RELAY_STATUS" 0 "SIGTERM: exit status 0"
 "$RELAYD" --check --data "$T/base" >"$T/check.out" 2>&1
 is "$?" 0 "--check: the database is whole ($(tail -n 1 "$T/check.out"))"
 
-for c in truncate meta0 meta1 metas zero64 zerodata flip200 empty; do
+for c in truncate meta0 meta1 metas zero64 zerodata flip200 sidkey empty; do
 	rm -rf "$T/d"
 	cp -a "$T/base" "$T/d"
 	h=$($PY harm "$c" "$T/d" 7 "$T/build")

@@ -7,7 +7,8 @@
  * writer keeps written zeros ahead of LMDB's last page (and, when the file
  * cannot grow, refuses what does not fit in them with ALX_ERR_NO_SPACE,
  * losing nothing); a store of format 1 is converted, and a changed record
- * is a storage error.
+ * is a storage error, as is a miss for a whole record that a damaged key
+ * hides from LMDB's search.
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -748,6 +750,252 @@ test_format1(void)
 	rmtree(dir);
 }
 
+/*
+ * A record LMDB's search can no longer reach: one key in the middle of a
+ * leaf changed so that it sorts first. A search for the leaf's first key
+ * compares it first, goes right and misses a record that is there, whole.
+ * That miss is a storage error, never "not found": while the store is
+ * open (read from the records around the miss) and after a reopen (the
+ * walk at open finds the record out of order, and then no miss in that
+ * database is proof); --check reports it. Other databases still answer
+ * "not found".
+ */
+#define UNREACH_N	40
+#define UNREACH_MID	((UNREACH_N - 1) / 2)
+
+static void
+unreach_key(uint8_t key[RELAY_SID_LEN + ALX_ID_LEN], int sidbyte, int i)
+{
+	memset(key, sidbyte, RELAY_SID_LEN);
+	memset(key + RELAY_SID_LEN, 0x5a, ALX_ID_LEN - 1);
+	key[RELAY_SID_LEN + ALX_ID_LEN - 1] = (uint8_t)i;
+}
+
+static int
+unreach_damage(const char *dir)
+{
+	char		 path[512];
+	uint8_t		 key[RELAY_SID_LEN + ALX_ID_LEN], *file = NULL;
+	struct stat	 sb;
+	off_t		 i;
+	int		 fd, n = 0;
+
+	snprintf(path, sizeof(path), "%s/data.mdb", dir);
+	if ((fd = open(path, O_RDWR)) == -1 || fstat(fd, &sb) != 0 ||
+	    (file = malloc((size_t)sb.st_size)) == NULL ||
+	    pread(fd, file, (size_t)sb.st_size, 0) != sb.st_size) {
+		if (fd != -1)
+			close(fd);
+		free(file);
+		return 0;
+	}
+	unreach_key(key, 0x40, UNREACH_MID);
+	/* Every copy: an older version of the page may hold it too. */
+	for (i = 0; i + (off_t)sizeof(key) <= sb.st_size; i++)
+		if (memcmp(file + i, key, sizeof(key)) == 0 &&
+		    pwrite(fd, "", 1, i) == 1)
+			n++;
+	close(fd);
+	free(file);
+	return n;
+}
+
+static void
+test_unreachable(void)
+{
+	char			 dir[] = "/tmp/alx-store-unreach-XXXXXX";
+	char			 line[256], *cause = NULL;
+	struct relay_store	*st;
+	struct relay_wop	*op = NULL;
+	struct alx_buf		 b;
+	uint8_t			 key[RELAY_SID_LEN + ALX_ID_LEN], val[8];
+	uint8_t			 jkey[RELAY_SID_LEN + 8];
+	const char		*why;
+	unsigned		 nbad;
+	FILE			*report;
+	int			 i, rc, said = 0;
+
+	if (mkdtemp(dir) == NULL ||
+	    relay_store_open(&st, dir, 64 * 1024 * 1024, &cause) != 0) {
+		ok(0, "a store for the unreachable record");
+		return;
+	}
+	for (i = 0, rc = 0; i < UNREACH_N && rc == 0; i++) {
+		if (i % RELAY_WOP_MAX_STEPS == 0)
+			op = relay_wop_new(NULL, NULL);
+		unreach_key(key, 0x40, i);
+		memset(val, i, sizeof(val));
+		relay_wop_add(op, RELAY_W_PUT, RELAY_DB_ITEMIDX, key,
+		    sizeof(key), val, sizeof(val));
+		if (i % RELAY_WOP_MAX_STEPS == RELAY_WOP_MAX_STEPS - 1 ||
+		    i == UNREACH_N - 1) {
+			rc = relay_store_apply(st, op);
+			relay_wop_free(op);
+		}
+	}
+	is_int(rc, 0, "%d records in one leaf", UNREACH_N);
+	alx_buf_init(&b, 64);
+	unreach_key(key, 0x40, 0);
+	is_int(relay_store_get(st, RELAY_DB_ITEMIDX, key, sizeof(key), &b), 0,
+	    "the first record reads");
+	ok(unreach_damage(dir) > 0, "the middle record's key changed to sort "
+	    "first");
+
+	is_int(relay_store_get(st, RELAY_DB_ITEMIDX, key, sizeof(key), &b),
+	    ALX_ERR_STORAGE, "the first record, there but out of the search's "
+	    "reach: a storage error, not \"not found\"");
+	memset(jkey, 0x40, sizeof(jkey));
+	is_int(relay_store_get(st, RELAY_DB_JOBS, jkey, sizeof(jkey), &b),
+	    ALX_ERR_NOT_FOUND, "a miss in an undamaged database: not found");
+	relay_store_close(st);
+
+	report = tmpfile();
+	is_int(relay_store_check(dir, report), 1, "--check: damaged (1)");
+	if (report != NULL) {
+		rewind(report);
+		while (fgets(line, sizeof(line), report) != NULL)
+			if (strstr(line, "damaged: a record in itemidx") != NULL)
+				said = 1;
+		fclose(report);
+	}
+	ok(said, "--check names the database with records out of place");
+
+	is_int(relay_store_open(&st, dir, 64 * 1024 * 1024, &cause), 0,
+	    "reopened");
+	is_int(relay_store_damaged(st, &why, &nbad), 1,
+	    "the walk at open finds it: writes are off");
+	unreach_key(key, 0x40, UNREACH_N - 5);
+	rc = relay_store_get(st, RELAY_DB_ITEMIDX, key, sizeof(key), &b);
+	ok(rc == 0 && b.len == sizeof(val) && b.data[0] == UNREACH_N - 5,
+	    "a whole record the search reaches still reads");
+	unreach_key(key, 0x70, 3);
+	is_int(relay_store_get(st, RELAY_DB_ITEMIDX, key, sizeof(key), &b),
+	    ALX_ERR_STORAGE, "any miss in that database, its neighbours "
+	    "whole: a storage error (it cannot prove an absence)");
+	is_int(relay_store_get(st, RELAY_DB_JOBS, jkey, sizeof(jkey), &b),
+	    ALX_ERR_NOT_FOUND, "a miss in another database: still not found");
+	relay_store_close(st);
+	alx_buf_free(&b);
+	rmtree(dir);
+}
+
+/*
+ * The walk at open and --check go on past a fault from the session after
+ * the one it met, and must only ever go forward. Chunk records keyed by
+ * sessions 0x30, A, D, E and F; A's and E's value sizes changed to 32 MiB
+ * (reading them runs past the end of the file: a fault), and E's key
+ * changed to name session A. Resuming after A's fault lands on D, then
+ * meets "A" again: a walk that resumed there would fault and resume for
+ * ever.
+ */
+#define WF_KEYLEN	(RELAY_SID_LEN + ALX_ID_LEN + 4)
+
+static void
+wf_key(uint8_t key[WF_KEYLEN], int sidbyte, int index)
+{
+	memset(key, sidbyte, RELAY_SID_LEN);
+	memset(key + RELAY_SID_LEN, 0x5a, ALX_ID_LEN);
+	memset(key + RELAY_SID_LEN + ALX_ID_LEN, 0, 3);
+	key[WF_KEYLEN - 1] = (uint8_t)index;
+}
+
+/*
+ * Each copy of key in a leaf node (8 bytes of header before the key: the
+ * value's size, low and high 16 bits, flags, the key's size): the size's
+ * high half set to 0x0200 (32 MiB: past the end of the file, inside the
+ * 64 MiB map), its session to sidbyte.
+ */
+static int
+wf_damage(const char *dir, const uint8_t key[WF_KEYLEN], int sidbyte)
+{
+	char		 path[512];
+	uint8_t		*file = NULL, hi[2] = { 0x00, 0x02 };
+	struct stat	 sb;
+	off_t		 i;
+	int		 fd, n = 0;
+
+	snprintf(path, sizeof(path), "%s/data.mdb", dir);
+	if ((fd = open(path, O_RDWR)) == -1 || fstat(fd, &sb) != 0 ||
+	    (file = malloc((size_t)sb.st_size)) == NULL ||
+	    pread(fd, file, (size_t)sb.st_size, 0) != sb.st_size) {
+		if (fd != -1)
+			close(fd);
+		free(file);
+		return 0;
+	}
+	for (i = 8; i + WF_KEYLEN <= sb.st_size; i++) {
+		if (memcmp(file + i, key, WF_KEYLEN) != 0 ||
+		    file[i - 2] != WF_KEYLEN || file[i - 1] != 0)
+			continue;
+		memset(file + i, sidbyte, RELAY_SID_LEN);
+		if (pwrite(fd, hi, 2, i - 6) == 2 && pwrite(fd, file + i,
+		    RELAY_SID_LEN, i) == RELAY_SID_LEN)
+			n++;
+	}
+	close(fd);
+	free(file);
+	return n;
+}
+
+static void
+test_walk_forward(void)
+{
+	char			 dir[] = "/tmp/alx-store-walk-XXXXXX";
+	char			*cause = NULL;
+	static const int	 sids[] = { 0x30, 0x41, 0x44, 0x45, 0x46 };
+	struct relay_store	*st;
+	struct relay_wop	*op;
+	uint8_t			 key[WF_KEYLEN], val[100];
+	const char		*why;
+	unsigned		 nbad, i;
+	FILE			*devnull;
+	pid_t			 pid;
+	int			 status, rc;
+
+	if (mkdtemp(dir) == NULL ||
+	    relay_store_open(&st, dir, 64 * 1024 * 1024, &cause) != 0) {
+		ok(0, "a store for the walk");
+		return;
+	}
+	memset(val, 0x77, sizeof(val));
+	op = relay_wop_new(NULL, NULL);
+	for (i = 0; i < sizeof(sids) / sizeof(sids[0]); i++) {
+		wf_key(key, sids[i], sids[i] == 0x45 ? 5 : 1);
+		relay_wop_add(op, RELAY_W_PUT, RELAY_DB_CHUNKS, key,
+		    sizeof(key), val, sizeof(val));
+	}
+	is_int(relay_store_apply(st, op), 0, "five chunks of five sessions");
+	relay_wop_free(op);
+	relay_store_close(st);
+
+	wf_key(key, 0x41, 1);
+	rc = wf_damage(dir, key, 0x41);
+	wf_key(key, 0x45, 5);
+	ok(rc > 0 && wf_damage(dir, key, 0x41) > 0, "A's and E's values made "
+	    "to run past the end of the file, E's key changed to name A");
+
+	/* In a child, so that a walk going round for ever is caught. */
+	if ((pid = fork()) == 0) {
+		alarm(60);
+		devnull = fopen("/dev/null", "w");
+		if (relay_store_check(dir, devnull) != 1)
+			_exit(3);
+		if (relay_store_open(&st, dir, 64 * 1024 * 1024, &cause) != 0)
+			_exit(4);
+		rc = relay_store_damaged(st, &why, &nbad);
+		relay_store_close(st);
+		_exit(rc == 1 ? 0 : 5);
+	}
+	status = -1;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "--check and the "
+	    "walk at open end (not in a loop: status %d, 0x%x), say damaged, "
+	    "and the relay opens with writes off", WIFEXITED(status) ?
+	    WEXITSTATUS(status) : -1, (unsigned)status);
+	rmtree(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -779,6 +1027,8 @@ main(int argc, char **argv)
 	}
 	relay_store_close(st);
 	test_format1();
+	test_unreachable();
+	test_walk_forward();
 	if (argc > 1 && strcmp(argv[1], "-k") == 0)
 		printf("# kept %s\n", tmpdir);
 	else
