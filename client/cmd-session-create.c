@@ -555,9 +555,12 @@ sc_create_post(struct client_ctx *ctx, struct alx_session_params *sp,
 	if ((r = alx_session_create(m, sec, sp, priv)) != 0)
 		return out_fail(r, "cannot create the session's keys and "
 		    "manifest");
-	if ((r = sc_post(ctx, inv, m, relay_expires, &maxl)) != 0)
+	if ((r = sc_post(ctx, inv, m, relay_expires, &maxl)) != 0) {
+		sc_dur(dur, sizeof(dur), maxl);
 		return maxl < 0 ? r : out_fail(r, "the relay refused the "
-		    "session's lifetime");
+		    "session's lifetime, though within its maximum of %s "
+		    "(its clock may be far off ours)", dur);
+	}
 	out_time(when, sizeof(when), m->expires);
 	out_warn("the relay keeps a session at most %s: this one expires %s",
 	    dur, when);
@@ -636,8 +639,12 @@ session_create_quiet(struct client_ctx *ctx, char *invites[ALX_ROLE_COUNT])
 		    "manifest");
 	}
 	if ((r = sc_post(ctx, &inv, &m, &relay_expires, &maxl)) != 0 &&
-	    maxl >= 0)
-		r = out_fail(r, "the relay refused the session's lifetime");
+	    maxl >= 0) {
+		sc_dur(when, sizeof(when), maxl);
+		r = out_fail(r, "the relay refused a session without expiry: "
+		    "it keeps a session at most %s (its operator can allow "
+		    "machines: AIRLOX_ALLOW_NO_EXPIRY=yes)", when);
+	}
 	/* A relay that gives no session forever: the machine ends then. */
 	if (r == 0 && relay_expires > 0) {
 		out_time(when, sizeof(when), relay_expires);

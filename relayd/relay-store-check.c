@@ -742,6 +742,72 @@ relay_store_probe(struct relay_store *st, char **why)
 	return 0;
 }
 
+/*
+ * LMDB's catalogue (its unnamed database: a record per named one) of a
+ * store that has any must name each of the relay's databases and nothing
+ * else: every store was made with all of them. A name changed on disk
+ * would otherwise let the relay create an empty database in its place
+ * and answer every session "not found". MDB_CORRUPTED with *why when not.
+ */
+int
+relay_store_catalogue(MDB_txn *txn, char **why)
+{
+	MDB_cursor	*c;
+	MDB_dbi		 main;
+	MDB_val		 k, v;
+	unsigned	 seen = 0, n = 0;
+	int		 rc, i;
+
+	if ((rc = mdb_dbi_open(txn, NULL, 0, &main)) != 0 ||
+	    (rc = mdb_cursor_open(txn, main, &c)) != 0)
+		return rc;
+	while ((rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) == 0) {
+		n++;
+		for (i = 0; i < RELAY_DB_COUNT; i++)
+			if (k.mv_size == strlen(relay_db_names[i]) &&
+			    memcmp(k.mv_data, relay_db_names[i],
+			    k.mv_size) == 0)
+				break;
+		if (i == RELAY_DB_COUNT) {
+			relay_store_cause(why, "its catalogue of databases "
+			    "holds a name that is none of them (a damaged "
+			    "name)");
+			rc = MDB_CORRUPTED;
+			break;
+		}
+		seen |= 1u << i;
+	}
+	mdb_cursor_close(c);
+	if (rc != MDB_NOTFOUND)
+		return rc;
+	for (i = 0; n > 0 && i < RELAY_DB_COUNT; i++)
+		if ((seen & (1u << i)) == 0) {
+			relay_store_cause(why, "its catalogue of databases "
+			    "lacks %s", relay_db_names[i]);
+			return MDB_CORRUPTED;
+		}
+	return 0;
+}
+
+struct relay_catalogue_arg {
+	struct relay_store	*st;
+	char			**why;
+};
+
+static int
+relay_store_catalogue_fn(struct relay_guard *g, void *arg)
+{
+	struct relay_catalogue_arg	*a = arg;
+	int				 rc;
+
+	if ((rc = mdb_txn_begin(a->st->env, NULL, MDB_RDONLY, &g->txn)) != 0)
+		return rc;
+	rc = relay_store_catalogue(g->txn, a->why);
+	mdb_txn_abort(g->txn);
+	g->txn = NULL;
+	return rc;
+}
+
 static int
 relay_store_dbis_rdonly(struct relay_store *st, struct relay_guard *g)
 {
@@ -933,10 +999,12 @@ relay_store_walk_check(struct relay_store *st, char **why)
 int
 relay_store_check(const char *dir, FILE *report)
 {
-	struct relay_walkall	 w;
-	struct relay_store	*st;
-	char			*why = NULL;
-	int			 rc, pre;
+	struct relay_walkall		 w;
+	struct relay_catalogue_arg	 ca;
+	struct relay_guard		 g;
+	struct relay_store		*st;
+	char				*why = NULL;
+	int				 rc, pre;
 
 	if ((pre = relay_store_precheck(dir, 0, &why, report)) < 0) {
 		relay_say(report, "unusable: %s", why != NULL ? why : "?");
@@ -949,6 +1017,15 @@ relay_store_check(const char *dir, FILE *report)
 		return 2;
 	if (relay_store_probe(st, &why) != 0) {
 		relay_say(report, "damaged: %s", why);
+		free(why);
+		why = NULL;
+		pre = 1;
+	}
+	ca.st = st;
+	ca.why = &why;
+	if (relay_guarded(&g, relay_store_catalogue_fn, &ca) != 0) {
+		relay_say(report, "damaged: %s", why != NULL ? why :
+		    "its catalogue of databases cannot be read");
 		free(why);
 		why = NULL;
 		pre = 1;

@@ -122,6 +122,7 @@ int	 relay_store_precheck(const char *dir, int repair, char **why,
 	    FILE *report);
 int	 relay_store_probe(struct relay_store *, char **why);
 int	 relay_store_walk_check(struct relay_store *, char **why);
+int	 relay_store_catalogue(MDB_txn *, char **why);
 int	 relay_store_mark(const char *dir);
 int	 relay_store_format(struct relay_store *, MDB_txn *, char **why);
 int	 relay_store_convert(struct relay_store *);

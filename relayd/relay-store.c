@@ -317,6 +317,9 @@ relay_store_dbis(struct relay_store *st, struct relay_guard *g, int rdonly,
 	if ((rc = mdb_txn_begin(st->env, NULL, rdonly ? MDB_RDONLY : 0,
 	    &g->txn)) != 0)
 		return rc;
+	/* Never a new, empty database in place of one whose name was lost. */
+	if (!rdonly && (rc = relay_store_catalogue(g->txn, why)) != 0)
+		goto fail;
 	for (i = 0; i < RELAY_DB_COUNT; i++) {
 		rc = mdb_dbi_open(g->txn, relay_db_names[i], rdonly ? 0 :
 		    MDB_CREATE, &st->dbi[i]);
@@ -1599,7 +1602,8 @@ relay_store_get(struct relay_store *st, int db, const void *key,
 	if (st->env == NULL)
 		return ALX_ERR_STORAGE;
 	if (!st->have_dbi[db])
-		return ALX_ERR_NOT_FOUND;
+		return relay_store_db_damaged(st, db) ? ALX_ERR_STORAGE :
+		    ALX_ERR_NOT_FOUND;
 	if ((rc = relay_guarded(&g, relay_store_get_fn, &a)) == RELAY_FAULTED)
 		rc = relay_store_faulted(st, &g, relay_key_sid(db, key,
 		    keylen));
@@ -1691,7 +1695,7 @@ relay_store_walk(struct relay_store *st, const struct relay_walk *w)
 	if (st->env == NULL)
 		return ALX_ERR_STORAGE;
 	if (!st->have_dbi[w->db])
-		return 0;
+		return relay_store_db_damaged(st, w->db) ? ALX_ERR_STORAGE : 0;
 	if ((rc = relay_guarded(&g, relay_store_walk_fn, &a)) ==
 	    RELAY_FAULTED)
 		rc = relay_store_faulted(st, &g, relay_key_sid(w->db,
@@ -1779,7 +1783,7 @@ relay_store_last_cursor(struct relay_store *st,
 	int			rc;
 
 	*out = 0;
-	if (st->env == NULL)
+	if (st->env == NULL || !st->have_dbi[RELAY_DB_ITEMS])
 		return ALX_ERR_STORAGE;
 	if ((rc = relay_guarded(&g, relay_store_last_fn, &a)) ==
 	    RELAY_FAULTED)

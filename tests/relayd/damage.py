@@ -11,8 +11,9 @@ damage.py harm CASE DATADIR [SEED]
     of the pages in use), flip200 (200 bytes flipped among the pages in
     use, seeded), sidkey (the index key of one text item, its session id's
     first bit flipped: the record sits where it was, under another
-    session's key), zerodata (whole runs of record data, 64 pages or more,
-    zeroed from the middle), empty (no byte left).
+    session's key), dbname (the name "sessions" in LMDB's catalogue of
+    databases changed to "qessions"), zerodata (whole runs of record
+    data, 64 pages or more, zeroed from the middle), empty (no byte left).
 damage.py read ADDR CLI DIR [--missing-ok]
     Read everything of every session (manifest, participants, the whole
     log, every item and chunk) and create a new session. Prints
@@ -179,6 +180,15 @@ def harm(case, datadir, seed, builddir=None):
             data[at] ^= 0x80
             at, n = at + len(key), n + 1
         assert n > 0, "the item's index key"
+    elif case == "dbname":
+        # A catalogue node: flags F_SUBDATA (2), a key of 8 bytes. Every
+        # copy (older versions of the page may hold it too).
+        at, n = 0, 0
+        node = b"\x02\x00\x08\x00sessions"
+        while (at := data.find(node, at)) > 0:
+            data[at + 4] ^= 0x02
+            at, n = at + len(node), n + 1
+        assert n > 0, "the catalogue's node of sessions"
     elif case == "empty":
         data = bytearray()
     else:

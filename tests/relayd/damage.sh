@@ -1,10 +1,12 @@
 #!/bin/sh
 # damage.sh: the storage damage matrix. A database of six sessions (text
-# items, and items of one chunk) is damaged in nine ways: truncated to
+# items, and items of one chunk) is damaged in ten ways: truncated to
 # half, each meta page zeroed, both zeroed, 64 pages zeroed in the middle,
 # 64 pages of record data zeroed, 200 bytes flipped, one item's index key
 # moved to another session's (the record sits where it was, out of order,
-# and may send LMDB's search for its neighbours astray), emptied. For
+# and may send LMDB's search for its neighbours astray), the name of the
+# sessions database changed in LMDB's catalogue (the relay must not make
+# an empty one in its place and answer every session 404), emptied. For
 # each: airlox-relayd --check says it is damaged (exit 1) or unusable (2);
 # the relay starts on it and stays up whatever it reads (damage.py reads
 # every session whole: every answer is a success or 500 storage_error,
@@ -30,7 +32,8 @@ is "$RELAY_STATUS" 0 "SIGTERM: exit status 0"
 "$RELAYD" --check --data "$T/base" >"$T/check.out" 2>&1
 is "$?" 0 "--check: the database is whole ($(tail -n 1 "$T/check.out"))"
 
-for c in truncate meta0 meta1 metas zero64 zerodata flip200 sidkey empty; do
+for c in truncate meta0 meta1 metas zero64 zerodata flip200 sidkey dbname \
+    empty; do
 	rm -rf "$T/d"
 	cp -a "$T/base" "$T/d"
 	h=$($PY harm "$c" "$T/d" 7 "$T/build")
