@@ -8,8 +8,8 @@ damage.py build ADDR CLI DIR N ITEMS
 damage.py harm CASE DATADIR [SEED]
     Damage DATADIR/data.mdb: truncate (to half of what LMDB uses), meta0,
     meta1, metas (zeroed meta pages), zero64 (64 pages zeroed in the middle
-    of the pages in use), flip200 (200 bytes flipped among the pages in
-    use, seeded), sidkey (the index key of one text item, its session id's
+    of the pages in use), flip200 (200 bits flipped among the pages in
+    use, seeded; flipN for N bits), sidkey (the index key of one text item, its session id's
     first bit flipped: the record sits where it was, under another
     session's key), dbname (the name "sessions" in LMDB's catalogue of
     databases changed to "qessions"), zerodata (whole runs of record
@@ -166,8 +166,8 @@ def harm(case, datadir, seed, builddir=None):
             if any(data[first * PSIZE:first * PSIZE + 16]):
                 data[first * PSIZE:(first + n) * PSIZE] = bytes(n * PSIZE)
                 zeroed += n
-    elif case == "flip200":
-        for _ in range(200):
+    elif case.startswith("flip") and case[4:].isdigit():
+        for _ in range(int(case[4:])):
             o = rnd.randrange(2 * PSIZE, used)
             data[o] ^= 1 << rnd.randrange(8)
     elif case == "sidkey":

@@ -771,27 +771,42 @@ unreach_key(uint8_t key[RELAY_SID_LEN + ALX_ID_LEN], int sidbyte, int i)
 	key[RELAY_SID_LEN + ALX_ID_LEN - 1] = (uint8_t)i;
 }
 
+/*
+ * dir's data.mdb, read whole for a test to damage: its bytes (free them)
+ * and *fd open for writing, or NULL.
+ */
+static uint8_t *
+data_file(const char *dir, int *fd, off_t *size)
+{
+	char		 path[512];
+	uint8_t		*file = NULL;
+	struct stat	 sb;
+
+	snprintf(path, sizeof(path), "%s/data.mdb", dir);
+	if ((*fd = open(path, O_RDWR)) == -1 || fstat(*fd, &sb) != 0 ||
+	    (file = malloc((size_t)sb.st_size)) == NULL ||
+	    pread(*fd, file, (size_t)sb.st_size, 0) != sb.st_size) {
+		if (*fd != -1)
+			close(*fd);
+		free(file);
+		return NULL;
+	}
+	*size = sb.st_size;
+	return file;
+}
+
 static int
 unreach_damage(const char *dir)
 {
-	char		 path[512];
-	uint8_t		 key[RELAY_SID_LEN + ALX_ID_LEN], *file = NULL;
-	struct stat	 sb;
-	off_t		 i;
+	uint8_t		 key[RELAY_SID_LEN + ALX_ID_LEN], *file;
+	off_t		 i, size;
 	int		 fd, n = 0;
 
-	snprintf(path, sizeof(path), "%s/data.mdb", dir);
-	if ((fd = open(path, O_RDWR)) == -1 || fstat(fd, &sb) != 0 ||
-	    (file = malloc((size_t)sb.st_size)) == NULL ||
-	    pread(fd, file, (size_t)sb.st_size, 0) != sb.st_size) {
-		if (fd != -1)
-			close(fd);
-		free(file);
+	if ((file = data_file(dir, &fd, &size)) == NULL)
 		return 0;
-	}
 	unreach_key(key, 0x40, UNREACH_MID);
 	/* Every copy: an older version of the page may hold it too. */
-	for (i = 0; i + (off_t)sizeof(key) <= sb.st_size; i++)
+	for (i = 0; i + (off_t)sizeof(key) <= size; i++)
 		if (memcmp(file + i, key, sizeof(key)) == 0 &&
 		    pwrite(fd, "", 1, i) == 1)
 			n++;
@@ -908,22 +923,13 @@ wf_key(uint8_t key[WF_KEYLEN], int sidbyte, int index)
 static int
 wf_damage(const char *dir, const uint8_t key[WF_KEYLEN], int sidbyte)
 {
-	char		 path[512];
-	uint8_t		*file = NULL, hi[2] = { 0x00, 0x02 };
-	struct stat	 sb;
-	off_t		 i;
+	uint8_t		*file, hi[2] = { 0x00, 0x02 };
+	off_t		 i, size;
 	int		 fd, n = 0;
 
-	snprintf(path, sizeof(path), "%s/data.mdb", dir);
-	if ((fd = open(path, O_RDWR)) == -1 || fstat(fd, &sb) != 0 ||
-	    (file = malloc((size_t)sb.st_size)) == NULL ||
-	    pread(fd, file, (size_t)sb.st_size, 0) != sb.st_size) {
-		if (fd != -1)
-			close(fd);
-		free(file);
+	if ((file = data_file(dir, &fd, &size)) == NULL)
 		return 0;
-	}
-	for (i = 8; i + WF_KEYLEN <= sb.st_size; i++) {
+	for (i = 8; i + WF_KEYLEN <= size; i++) {
 		if (memcmp(file + i, key, WF_KEYLEN) != 0 ||
 		    file[i - 2] != WF_KEYLEN || file[i - 1] != 0)
 			continue;
