@@ -9,7 +9,8 @@ damage.py harm CASE DATADIR [SEED]
     Damage DATADIR/data.mdb: truncate (to half of what LMDB uses), meta0,
     meta1, metas (zeroed meta pages), zero64 (64 pages zeroed in the middle
     of the pages in use), flip200 (200 bits flipped among the pages in
-    use, seeded; flipN for N bits), sidkey (the index key of one text item, its session id's
+    use, seeded; flipN for N bits; flipbranch: five bits in LMDB's
+    branch pages, for campaigns, as they may land where no node is), sidkey (the index key of one text item, its session id's
     first bit flipped: the record sits where it was, under another
     session's key), dbname (the name "sessions" in LMDB's catalogue of
     databases changed to "qessions"), zerodata (whole runs of record
@@ -166,6 +167,15 @@ def harm(case, datadir, seed, builddir=None):
             if any(data[first * PSIZE:first * PSIZE + 16]):
                 data[first * PSIZE:(first + n) * PSIZE] = bytes(n * PSIZE)
                 zeroed += n
+    elif case == "flipbranch":
+        # Five bits in LMDB's branch pages (flag 1), where no tag looks.
+        pages = [p for p in range(2, used // PSIZE)
+                 if struct.unpack_from("<H", data, p * PSIZE + 10)[0] & 0x01]
+        assert pages, "a branch page"
+        for _ in range(5):
+            p = rnd.choice(pages)
+            o = p * PSIZE + rnd.randrange(16, PSIZE)
+            data[o] ^= 1 << rnd.randrange(8)
     elif case.startswith("flip") and case[4:].isdigit():
         for _ in range(int(case[4:])):
             o = rnd.randrange(2 * PSIZE, used)
