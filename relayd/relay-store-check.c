@@ -412,25 +412,21 @@ static void
 relay_walk_place(struct relay_walkall *w, MDB_txn *txn, int db,
     const MDB_val *prev, const MDB_val *k, const MDB_val *v)
 {
-	MDB_dbi	dbi = w->st->dbi[db];
-	MDB_val	kk = *k, vv;
-	int	rc;
+	MDB_dbi		 dbi = w->st->dbi[db];
+	MDB_val		 kk = *k, vv;
+	const char	*what = NULL;
 
-	if (prev->mv_size > 0 && mdb_cmp(txn, dbi, prev, k) >= 0) {
-		if (w->misplaced++ == 0 || !(w->baddb & (1u << db)))
-			relay_say(w->report, "damaged: a record in %s is out "
-			    "of order (a damaged key)", relay_db_names[db]);
-		w->baddb |= 1u << db;
+	if (prev->mv_size > 0 && mdb_cmp(txn, dbi, prev, k) >= 0)
+		what = "is out of order (a damaged key)";
+	else if (mdb_get(txn, dbi, &kk, &vv) != 0 ||
+	    vv.mv_data != v->mv_data)
+		what = "cannot be found by its key (a damaged page above it)";
+	if (what == NULL)
 		return;
-	}
-	if ((rc = mdb_get(txn, dbi, &kk, &vv)) != 0 ||
-	    vv.mv_data != v->mv_data) {
-		if (w->misplaced++ == 0 || !(w->baddb & (1u << db)))
-			relay_say(w->report, "damaged: a record in %s cannot "
-			    "be found by its key (a damaged page above it)",
-			    relay_db_names[db]);
-		w->baddb |= 1u << db;
-	}
+	if (w->misplaced++ == 0 || !(w->baddb & (1u << db)))
+		relay_say(w->report, "damaged: a record in %s %s",
+		    relay_db_names[db], what);
+	w->baddb |= 1u << db;
 }
 
 /*

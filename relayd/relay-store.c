@@ -1487,10 +1487,8 @@ relay_store_around1(struct relay_store *st, struct relay_guard *g, int db,
 	}
 	mdb_cursor_close(g->cursor);
 	g->cursor = NULL;
-	if (rc == ALX_ERR_STORAGE) {
-		relay_store_damage_db(st, db);
+	if (rc == ALX_ERR_STORAGE)
 		return rc;
-	}
 	return rc == 0 || rc == MDB_NOTFOUND ? 0 : relay_store_rc(st, NULL, rc);
 }
 
@@ -1536,7 +1534,6 @@ relay_store_missing(struct relay_store *st, struct relay_guard *g, int db,
 		}
 		if (relay_store_checked(st, db, &k, &v) != 0 ||
 		    mdb_cmp(g->txn, st->dbi[db], &k, &want) == 0) {
-			relay_store_damage_db(st, db);
 			rc = ALX_ERR_STORAGE;
 			break;
 		}
@@ -1607,6 +1604,7 @@ relay_store_get(struct relay_store *st, int db, const void *key,
 	if ((rc = relay_guarded(&g, relay_store_get_fn, &a)) == RELAY_FAULTED)
 		rc = relay_store_faulted(st, &g, relay_key_sid(db, key,
 		    keylen));
+	/* Whatever found it (a tag, the order, a fault): misses there lie. */
 	if (rc == ALX_ERR_STORAGE)
 		relay_store_damage_db(st, db);
 	return rc;
